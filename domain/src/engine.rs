@@ -1,0 +1,302 @@
+//! The games behind one object-safe interface that speaks JSON at its edge, so the server can
+//! host every game without knowing any of them.
+
+use std::any::Any;
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::chance::Chance;
+use crate::game::{Description, Game, Player, Refusal, RefusalKind, Seat, Setup, SetupError, View, Viewer};
+
+/// One event as the log stores it: its type and its data (the event without its `type`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recorded {
+    /// The event type, e.g. `deal`, `lay`, `resolve`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The rest of the event.
+    pub data: Value,
+}
+
+/// Why a move was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// The body is not an action of this game.
+    #[error("{0}")]
+    Malformed(String),
+    /// It is not this seat's move.
+    #[error("{message}")]
+    NotYourMove {
+        /// The rule's stable name.
+        rule: &'static str,
+        /// What the player is told.
+        message: String,
+    },
+    /// The rules forbid the move.
+    #[error("{message}")]
+    Forbidden {
+        /// The rule's stable name.
+        rule: &'static str,
+        /// What the player is told.
+        message: String,
+    },
+}
+
+impl Refused {
+    fn from_rule<E: Refusal>(error: &E) -> Self {
+        let message = error.to_string();
+        match error.kind() {
+            RefusalKind::NotYourMove => Refused::NotYourMove {
+                rule: error.rule(),
+                message,
+            },
+            RefusalKind::Forbidden => Refused::Forbidden {
+                rule: error.rule(),
+                message,
+            },
+        }
+    }
+}
+
+/// A stored event that does not fit the game: the log is corrupt or from another engine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("event is not a valid {kind} event of this game: {reason}")]
+pub struct BadEvent {
+    /// The event type that was stored.
+    pub kind: String,
+    /// What did not fit.
+    pub reason: String,
+}
+
+/// Events decided but not yet applied: kept typed so applying them costs no parsing.
+pub struct Decision {
+    /// The events as the log will store them.
+    pub events: Vec<Recorded>,
+    typed: Box<dyn Any + Send>,
+}
+
+/// A game in progress, behind the JSON edge.
+pub trait Table: Send + Sync {
+    /// The events that open the game.
+    fn start(&self, chance: &mut Chance) -> Decision;
+    /// Decides an action sent as JSON. Changes nothing.
+    fn decide(&self, seat: Seat, action: &Value, chance: &mut Chance) -> Result<Decision, Refused>;
+    /// Applies events this table decided.
+    fn apply(&mut self, decision: Decision);
+    /// Applies one event read from the log.
+    fn apply_recorded(&mut self, event: &Recorded) -> Result<(), BadEvent>;
+    /// The seats whose move it is.
+    fn to_act(&self) -> Vec<Seat>;
+    /// What `seat` may submit now.
+    fn legal_actions(&self, seat: Seat) -> Vec<Value>;
+    /// What `viewer` sees.
+    fn view(&self, viewer: Viewer) -> View;
+    /// The result, once the game is over.
+    fn outcome(&self) -> Option<Value>;
+    /// A copy of the table.
+    fn clone_table(&self) -> Box<dyn Table>;
+    /// Whether two tables are in the same state (used by the audit's replay).
+    fn same_as(&self, other: &dyn Table) -> bool;
+    /// For `same_as`.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A game as the server sees it.
+pub trait Engine: Send + Sync {
+    /// Catalogue facts.
+    fn describe(&self) -> Description;
+    /// Every card with its stable id.
+    fn cards(&self) -> Value;
+    /// A table before the deal.
+    fn open(&self, players: &[Player], options: &Value) -> Result<Box<dyn Table>, SetupError>;
+    /// An event as `viewer` may see it while the game is in progress.
+    fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent>;
+}
+
+/// Adapts a [`Game`] to [`Engine`].
+pub struct EngineOf<G>(PhantomData<fn() -> G>);
+
+impl<G> EngineOf<G> {
+    /// The engine for game `G`.
+    pub const fn new() -> Self {
+        EngineOf(PhantomData)
+    }
+}
+
+impl<G> Default for EngineOf<G> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct TableOf<G: Game> {
+    // Always `Some` between calls; `evolve` takes the state by value.
+    state: Option<G::State>,
+}
+
+impl<G: Game> TableOf<G> {
+    fn state(&self) -> &G::State {
+        match &self.state {
+            Some(state) => state,
+            None => unreachable!("a table's state is only taken inside evolve"),
+        }
+    }
+
+    fn evolve(&mut self, event: &G::Event) {
+        if let Some(state) = self.state.take() {
+            self.state = Some(G::evolve(state, event));
+        }
+    }
+}
+
+/// Splits a serialised event into its type and the rest.
+pub fn record<E: Serialize>(event: &E) -> Recorded {
+    match serde_json::to_value(event) {
+        Ok(Value::Object(mut map)) => {
+            let kind = match map.remove("type") {
+                Some(Value::String(kind)) => kind,
+                _ => String::from("event"),
+            };
+            Recorded {
+                kind,
+                data: Value::Object(map),
+            }
+        }
+        Ok(other) => Recorded {
+            kind: String::from("event"),
+            data: other,
+        },
+        Err(error) => Recorded {
+            kind: String::from("unserialisable"),
+            data: Value::String(error.to_string()),
+        },
+    }
+}
+
+/// Rebuilds a typed event from its stored type and data.
+pub fn parse_recorded<E: serde::de::DeserializeOwned>(event: &Recorded) -> Result<E, BadEvent> {
+    let mut map = match &event.data {
+        Value::Object(map) => map.clone(),
+        Value::Null => Map::new(),
+        _ => {
+            return Err(BadEvent {
+                kind: event.kind.clone(),
+                reason: String::from("event data is not an object"),
+            })
+        }
+    };
+    map.insert(String::from("type"), Value::String(event.kind.clone()));
+    serde_json::from_value(Value::Object(map)).map_err(|error| BadEvent {
+        kind: event.kind.clone(),
+        reason: error.to_string(),
+    })
+}
+
+fn decision<G: Game>(events: Vec<G::Event>) -> Decision {
+    Decision {
+        events: events.iter().map(record).collect(),
+        typed: Box::new(events),
+    }
+}
+
+impl<G: Game> Table for TableOf<G> {
+    fn start(&self, chance: &mut Chance) -> Decision {
+        decision::<G>(G::start(self.state(), chance))
+    }
+
+    fn decide(&self, seat: Seat, action: &Value, chance: &mut Chance) -> Result<Decision, Refused> {
+        let action: G::Action = serde_json::from_value(action.clone())
+            .map_err(|error| Refused::Malformed(format!("not a move of this game: {error}")))?;
+        let events =
+            G::decide(self.state(), seat, &action, chance).map_err(|e| Refused::from_rule(&e))?;
+        Ok(decision::<G>(events))
+    }
+
+    fn apply(&mut self, decision: Decision) {
+        match decision.typed.downcast::<Vec<G::Event>>() {
+            Ok(events) => {
+                for event in events.iter() {
+                    self.evolve(event);
+                }
+            }
+            Err(_) => unreachable!("a decision is applied only to the table kind that made it"),
+        }
+    }
+
+    fn apply_recorded(&mut self, event: &Recorded) -> Result<(), BadEvent> {
+        let event: G::Event = parse_recorded(event)?;
+        self.evolve(&event);
+        Ok(())
+    }
+
+    fn to_act(&self) -> Vec<Seat> {
+        G::to_act(self.state())
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Value> {
+        G::legal_actions(self.state(), seat)
+    }
+
+    fn view(&self, viewer: Viewer) -> View {
+        G::view(self.state(), viewer)
+    }
+
+    fn outcome(&self) -> Option<Value> {
+        G::outcome(self.state())
+    }
+
+    fn clone_table(&self) -> Box<dyn Table> {
+        Box::new(TableOf::<G> {
+            state: self.state.clone(),
+        })
+    }
+
+    fn same_as(&self, other: &dyn Table) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<TableOf<G>>()
+            .is_some_and(|other| other.state == self.state)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl<G: Game> Engine for EngineOf<G> {
+    fn describe(&self) -> Description {
+        G::describe()
+    }
+
+    fn cards(&self) -> Value {
+        G::cards()
+    }
+
+    fn open(&self, players: &[Player], options: &Value) -> Result<Box<dyn Table>, SetupError> {
+        // Options structs are `#[serde(default)]`, so `{}` (or no options at all) means defaults.
+        let options = match options {
+            Value::Null => Value::Object(Map::new()),
+            other => other.clone(),
+        };
+        let options: G::Options = serde_json::from_value(options)
+            .map_err(|error| SetupError::Options(error.to_string()))?;
+        let setup = Setup {
+            players: players.to_vec(),
+            options,
+        };
+        Ok(Box::new(TableOf::<G> {
+            state: Some(G::new(&setup)?),
+        }))
+    }
+
+    fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent> {
+        let typed: G::Event = parse_recorded(event)?;
+        let mut value = G::redact(&typed, viewer);
+        if let Value::Object(map) = &mut value {
+            map.remove("type");
+        }
+        Ok(value)
+    }
+}

@@ -1,0 +1,203 @@
+//! The shape every game has: a decider over a game's own types.
+//!
+//! See `docs/architecture.md` for how each of the five games maps onto it.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::chance::Chance;
+
+/// A place at the table, numbered from 0 (the seat on the dealer's left plays first).
+#[derive(
+    Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
+#[serde(transparent)]
+pub struct Seat(pub u8);
+
+impl Seat {
+    /// The seat as an index into per-seat vectors.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    /// The seat on this one's left, at a table of `players`.
+    pub fn left(self, players: usize) -> Seat {
+        Seat(((self.index() + 1) % players.max(1)) as u8)
+    }
+
+    /// Every seat at a table of `players`, in order of play.
+    pub fn all(players: usize) -> impl Iterator<Item = Seat> {
+        (0..players).map(|i| Seat(i as u8))
+    }
+}
+
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "seat {}", self.0)
+    }
+}
+
+/// Who is looking: the player in a seat, or a spectator who sees only what is face up.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Viewer {
+    /// The player in this seat: their own hidden cards as well as the public table.
+    Seat(Seat),
+    /// Anyone else: only what lies face up on the table.
+    Spectator,
+}
+
+impl Viewer {
+    /// Whether this viewer is the player in `seat`.
+    pub fn is(self, seat: Seat) -> bool {
+        self == Viewer::Seat(seat)
+    }
+}
+
+/// One player at the table as the game was created.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    /// The name the player goes by at this table.
+    pub name: String,
+}
+
+/// What a game is created from: who plays, and the game's options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Setup<O> {
+    /// The players in seat order.
+    pub players: Vec<Player>,
+    /// The game's own options (series, variant, ...).
+    pub options: O,
+}
+
+/// Why a game could not be set up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// The game is for a different number of players.
+    #[error("{game} is for {min} to {max} players, not {got}")]
+    PlayerCount {
+        /// The game's name.
+        game: &'static str,
+        /// Fewest players.
+        min: usize,
+        /// Most players.
+        max: usize,
+        /// How many were asked for.
+        got: usize,
+    },
+    /// An option is unknown or has a value the game does not offer.
+    #[error("invalid options: {0}")]
+    Options(String),
+}
+
+/// How a refused move is to be understood by the player who tried it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusalKind {
+    /// The move may be fine, but it is not this seat's move now (or the game is over).
+    NotYourMove,
+    /// The rules forbid this move.
+    Forbidden,
+}
+
+/// A game's rule errors: each says which rule was broken, in a player's words.
+pub trait Refusal: std::error::Error + Send + Sync + 'static {
+    /// Whether it is out of turn or against the rules.
+    fn kind(&self) -> RefusalKind;
+    /// A stable kebab-case name for the rule, e.g. `lay-three-cards`.
+    fn rule(&self) -> &'static str;
+}
+
+/// What one viewer sees of a game at one moment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct View {
+    /// What everyone can see about each seat (cards held, cards won, ...), in seat order.
+    pub seats: Vec<Value>,
+    /// What lies face up on the table for everyone.
+    pub public: Value,
+    /// What only this viewer sees (their hand, cards shown to them alone); `None` for spectators.
+    pub private: Option<Value>,
+}
+
+/// Facts about a game for the catalogue.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Description {
+    /// The stable game id used in the API, e.g. `girl`.
+    pub id: &'static str,
+    /// The game's printed name.
+    pub name: &'static str,
+    /// Fewest players.
+    pub min_players: usize,
+    /// Most players.
+    pub max_players: usize,
+    /// One paragraph on what the game is.
+    pub summary: &'static str,
+    /// The options accepted at creation: name → description, type and default.
+    pub options: Value,
+    /// Where the printed rules and Parlour's rule decisions are described.
+    pub rules: &'static str,
+}
+
+/// A card game as a decider: pure functions over the game's own state, actions and events.
+///
+/// Actions and events serialise as internally tagged objects, `{"type": "lay", ...}`, with
+/// snake_case type names; the type of an event is what the log records as its type.
+pub trait Game: Sized + 'static {
+    /// The options chosen at creation.
+    type Options: Serialize + DeserializeOwned + Default + Clone + std::fmt::Debug + Send + Sync;
+    /// Everything about the game at one moment, hidden cards included.
+    type State: Clone + std::fmt::Debug + PartialEq + Send + Sync;
+    /// What a player may submit.
+    type Action: Serialize + DeserializeOwned + Clone + std::fmt::Debug;
+    /// What happened: the log is a sequence of these.
+    type Event: Serialize + DeserializeOwned + Clone + std::fmt::Debug + PartialEq + Send + Sync;
+    /// Why a move was refused.
+    type Error: Refusal;
+
+    /// Catalogue facts.
+    fn describe() -> Description;
+
+    /// Every card, each with a stable string `id`, its name and values.
+    fn cards() -> Value;
+
+    /// The table before the deal, or why this table cannot play.
+    fn new(setup: &Setup<Self::Options>) -> Result<Self::State, SetupError>;
+
+    /// The events that open the game: the deal and anything else random before the first move.
+    fn start(state: &Self::State, chance: &mut Chance) -> Vec<Self::Event>;
+
+    /// Decides what happens when `seat` tries `action`. Never changes the state: a refused
+    /// move changes nothing.
+    fn decide(
+        state: &Self::State,
+        seat: Seat,
+        action: &Self::Action,
+        chance: &mut Chance,
+    ) -> Result<Vec<Self::Event>, Self::Error>;
+
+    /// Applies one event. Events come from `start`/`decide` (or a log of them), so they are
+    /// trusted; `evolve` never needs chance.
+    fn evolve(state: Self::State, event: &Self::Event) -> Self::State;
+
+    /// The seats whose move the game is waiting for (several during a simultaneous choice).
+    fn to_act(state: &Self::State) -> Vec<Seat>;
+
+    /// What `seat` may submit now, as complete action bodies, except that a choice of cards is
+    /// written `{"choose": k, "from": [card ids]}`: the client replaces it with k distinct ids.
+    fn legal_actions(state: &Self::State, seat: Seat) -> Vec<Value>;
+
+    /// What `viewer` sees now.
+    fn view(state: &Self::State, viewer: Viewer) -> View;
+
+    /// The event as `viewer` may see it while the game is in progress, with every card they
+    /// could not see at the table taken out (the `type` field may be left out).
+    fn redact(event: &Self::Event, viewer: Viewer) -> Value;
+
+    /// The result once the game is over; `None` while it is in progress.
+    fn outcome(state: &Self::State) -> Option<Value>;
+
+    /// The game's standing invariants (every card accounted for, ...), checked by the shared
+    /// random-playout test after every event.
+    fn check_invariants(_state: &Self::State) -> Result<(), String> {
+        Ok(())
+    }
+}

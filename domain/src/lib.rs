@@ -1,0 +1,19 @@
+//! Parlour's rules: every game as a pure decider, with no async, I/O, HTTP or SQL.
+//!
+//! - [`game::Game`] is the shape every game has: `decide`, `evolve`, `view`, `legal_actions`,
+//!   `redact`, `outcome`.
+//! - [`chance`] is the seeded ChaCha20 shuffle every random outcome comes from.
+//! - [`engine`] puts every game behind one JSON-speaking interface for the server.
+//! - [`catalog`] lists the games; [`playout`] is the random-playout check every game passes.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod catalog;
+pub mod chance;
+pub mod engine;
+pub mod game;
+pub mod playout;
+
+pub use chance::{Chance, Seed, Shuffled};
+pub use engine::{Decision, Engine, Recorded, Refused, Table};
+pub use game::{Description, Game, Player, Refusal, RefusalKind, Seat, Setup, SetupError, View, Viewer};

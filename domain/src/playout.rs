@@ -1,0 +1,284 @@
+//! The shared random-playout check that every game must pass (in the manner of OpenSpiel's
+//! `random_sim_test`), and the helpers a generic client needs to play from `legal_actions`.
+//!
+//! A playout deals from a seed and, until the game ends, picks a seat from `to_act`, one of its
+//! `legal_actions` at random, and fills every `{"choose": k, "from": [...]}` with k distinct
+//! random ids. After every move it checks that:
+//! - every listed legal action is accepted, and moves by seats not to act are refused;
+//! - deciding is deterministic and a refused move leaves the state as it was;
+//! - the game's own invariants hold after every event (every card accounted for, ...);
+//! - no view or redacted event shows a seat a card id that a spectator cannot see, unless it is
+//!   in that seat's own private view (before or after the event);
+//! - the game ends within `max_moves`, and replaying the recorded events (through their JSON
+//!   form) rebuilds exactly the same state.
+
+use std::collections::BTreeSet;
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+use serde_json::Value;
+
+use crate::chance::{Chance, Seed};
+use crate::engine::{parse_recorded, record, Recorded};
+use crate::game::{Game, Refusal, RefusalKind, Seat, Setup, Viewer};
+
+/// What one playout did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Playout {
+    /// Moves made.
+    pub moves: usize,
+    /// Events recorded, the opening deal included.
+    pub events: usize,
+}
+
+/// Replaces every `{"choose": k, "from": [...]}` in a legal-action template with k distinct
+/// items of `from`, picked at random.
+pub fn instantiate(template: &Value, rng: &mut impl RngCore) -> Value {
+    match template {
+        Value::Object(map) => {
+            if let (Some(Value::Number(k)), Some(Value::Array(from))) = (map.get("choose"), map.get("from")) {
+                if map.len() == 2 {
+                    let k = k.as_u64().unwrap_or(0) as usize;
+                    let mut pool = from.clone();
+                    let mut picked = Vec::with_capacity(k);
+                    while picked.len() < k && !pool.is_empty() {
+                        let i = (rng.next_u64() % pool.len() as u64) as usize;
+                        picked.push(pool.swap_remove(i));
+                    }
+                    return Value::Array(picked);
+                }
+            }
+            Value::Object(
+                map.iter()
+                    .map(|(key, value)| (key.clone(), instantiate(value, rng)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| instantiate(v, rng)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The stable ids of a game's cards, from its catalogue (`[{"id": ...}, ...]`, at any depth).
+pub fn card_ids(cards: &Value) -> BTreeSet<String> {
+    let mut ids = BTreeSet::new();
+    collect_ids(cards, &mut ids);
+    ids
+}
+
+fn collect_ids(value: &Value, ids: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(id)) = map.get("id") {
+                ids.insert(id.clone());
+            }
+            map.values().for_each(|v| collect_ids(v, ids));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_ids(v, ids)),
+        _ => {}
+    }
+}
+
+/// The card ids that a JSON value mentions anywhere (as string values).
+pub fn mentioned_cards(value: &Value, ids: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    collect_mentions(value, ids, &mut found);
+    found
+}
+
+fn collect_mentions(value: &Value, ids: &BTreeSet<String>, found: &mut BTreeSet<String>) {
+    match value {
+        Value::String(text) if ids.contains(text) => {
+            found.insert(text.clone());
+        }
+        Value::Object(map) => map.values().for_each(|v| collect_mentions(v, ids, found)),
+        Value::Array(items) => items.iter().for_each(|v| collect_mentions(v, ids, found)),
+        _ => {}
+    }
+}
+
+/// Plays one random game from `setup` and `seed`, checking everything listed in the module
+/// documentation. Returns what it played, or the first broken promise.
+pub fn random_playout<G: Game>(
+    setup: &Setup<G::Options>,
+    seed: u64,
+    max_moves: usize,
+) -> Result<Playout, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game_seed = [0u8; 32];
+    rng.fill_bytes(&mut game_seed);
+    let game_seed = Seed(game_seed);
+    let ids = card_ids(&G::cards());
+    let players = setup.players.len();
+
+    let initial = G::new(setup).map_err(|e| format!("setup refused: {e}"))?;
+    let mut state = initial.clone();
+    let mut log: Vec<Recorded> = Vec::new();
+    let opening = G::start(&state, &mut Chance::new(game_seed, 1));
+    if opening.is_empty() {
+        return Err("start produced no events".into());
+    }
+    for event in &opening {
+        state = apply_checked::<G>(state, event, players, &ids, &mut log)?;
+    }
+
+    let mut moves = 0;
+    while G::outcome(&state).is_none() {
+        if moves >= max_moves {
+            return Err(format!("no end after {max_moves} moves"));
+        }
+        let to_act = G::to_act(&state);
+        if to_act.is_empty() {
+            return Err("the game is not over but no seat is to act".into());
+        }
+        for seat in Seat::all(players).filter(|s| !to_act.contains(s)) {
+            let offered = G::legal_actions(&state, seat);
+            if !offered.is_empty() {
+                return Err(format!("{seat} is not to act but is offered {offered:?}"));
+            }
+        }
+        let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
+        let offered = G::legal_actions(&state, seat);
+        if offered.is_empty() {
+            return Err(format!("{seat} is to act but has no legal action"));
+        }
+        let template = &offered[(rng.next_u64() % offered.len() as u64) as usize];
+        let body = instantiate(template, &mut rng);
+        let action: G::Action = serde_json::from_value(body.clone())
+            .map_err(|e| format!("legal action {body} does not parse: {e}"))?;
+        let next_seq = log.len() as u64 + 1;
+
+        check_refusals::<G>(&state, seat, &action, &to_act, players, game_seed, next_seq)?;
+
+        let before = state.clone();
+        let events = G::decide(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
+            .map_err(|e| format!("legal action {body} by {seat} refused: {e}"))?;
+        let again = G::decide(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
+            .map_err(|e| format!("deciding {body} twice: {e}"))?;
+        if events != again {
+            return Err(format!("deciding {body} twice gave different events"));
+        }
+        if state != before {
+            return Err("deciding changed the state".into());
+        }
+        if events.is_empty() {
+            return Err(format!("legal action {body} produced no events"));
+        }
+        for event in &events {
+            state = apply_checked::<G>(state, event, players, &ids, &mut log)?;
+        }
+        moves += 1;
+    }
+
+    if !G::to_act(&state).is_empty() {
+        return Err("the game is over but seats are still to act".into());
+    }
+    for seat in Seat::all(players) {
+        if !G::legal_actions(&state, seat).is_empty() {
+            return Err(format!("the game is over but {seat} is offered moves"));
+        }
+    }
+
+    let mut replayed = initial;
+    for recorded in &log {
+        let event: G::Event = parse_recorded(recorded).map_err(|e| e.to_string())?;
+        replayed = G::evolve(replayed, &event);
+    }
+    if replayed != state {
+        return Err("replaying the log did not rebuild the same state".into());
+    }
+    Ok(Playout {
+        moves,
+        events: log.len(),
+    })
+}
+
+/// Moves that must be refused without changing anything: the chosen action from a seat that
+/// is not to act, and any move at all once the game is over (checked by the caller's loop end).
+fn check_refusals<G: Game>(
+    state: &G::State,
+    seat: Seat,
+    action: &G::Action,
+    to_act: &[Seat],
+    players: usize,
+    seed: Seed,
+    next_seq: u64,
+) -> Result<(), String> {
+    let before = state.clone();
+    for other in Seat::all(players).filter(|s| *s != seat && !to_act.contains(s)) {
+        match G::decide(state, other, action, &mut Chance::new(seed, next_seq)) {
+            Ok(_) => return Err(format!("{other} made a move while not to act: {action:?}")),
+            Err(e) if e.kind() != RefusalKind::NotYourMove => {
+                return Err(format!("{other} out of turn was told {e} ({:?})", e.kind()));
+            }
+            Err(_) => {}
+        }
+    }
+    if *state != before {
+        return Err("a refused move changed the state".into());
+    }
+    Ok(())
+}
+
+fn apply_checked<G: Game>(
+    state: G::State,
+    event: &G::Event,
+    players: usize,
+    ids: &BTreeSet<String>,
+    log: &mut Vec<Recorded>,
+) -> Result<G::State, String> {
+    let private_before: Vec<BTreeSet<String>> = Seat::all(players)
+        .map(|s| private_cards::<G>(&state, s, ids))
+        .collect();
+    let state = G::evolve(state, event);
+    G::check_invariants(&state).map_err(|e| format!("after {}: {e}", describe(event)))?;
+
+    let public_event = mentioned_cards(&G::redact(event, Viewer::Spectator), ids);
+    let public_view = mentioned_cards(&view_json::<G>(&state, Viewer::Spectator), ids);
+    for seat in Seat::all(players) {
+        let own_after = private_cards::<G>(&state, seat, ids);
+        let seen = mentioned_cards(&G::redact(event, Viewer::Seat(seat)), ids);
+        let leaked: Vec<_> = seen
+            .iter()
+            .filter(|c| {
+                !public_event.contains(*c)
+                    && !private_before[seat.index()].contains(*c)
+                    && !own_after.contains(*c)
+            })
+            .collect();
+        if !leaked.is_empty() {
+            return Err(format!("{} shows {seat} {leaked:?}", describe(event)));
+        }
+        let seen = mentioned_cards(&view_json::<G>(&state, Viewer::Seat(seat)), ids);
+        let leaked: Vec<_> = seen
+            .iter()
+            .filter(|c| !public_view.contains(*c) && !own_after.contains(*c))
+            .collect();
+        if !leaked.is_empty() {
+            return Err(format!("after {}, {seat}'s view shows {leaked:?}", describe(event)));
+        }
+    }
+    let recorded = record(event);
+    let round_trip: G::Event = parse_recorded(&recorded).map_err(|e| e.to_string())?;
+    if &round_trip != event {
+        return Err(format!("{} does not survive its JSON form", describe(event)));
+    }
+    log.push(recorded);
+    Ok(state)
+}
+
+fn private_cards<G: Game>(state: &G::State, seat: Seat, ids: &BTreeSet<String>) -> BTreeSet<String> {
+    match G::view(state, Viewer::Seat(seat)).private {
+        Some(private) => mentioned_cards(&private, ids),
+        None => BTreeSet::new(),
+    }
+}
+
+fn view_json<G: Game>(state: &G::State, viewer: Viewer) -> Value {
+    serde_json::to_value(G::view(state, viewer)).unwrap_or(Value::Null)
+}
+
+fn describe<E: serde::Serialize>(event: &E) -> String {
+    let recorded = record(event);
+    format!("event {}", recorded.kind)
+}
