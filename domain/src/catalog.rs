@@ -9,5 +9,7 @@ pub fn engines() -> Vec<&'static dyn Engine> {
 
 /// The game with this id (`girl`, `car`, ...), if Parlour offers it.
 pub fn engine(id: &str) -> Option<&'static dyn Engine> {
-    engines().into_iter().find(|engine| engine.describe().id == id)
+    engines()
+        .into_iter()
+        .find(|engine| engine.describe().id == id)
 }

@@ -106,7 +106,10 @@ pub fn shuffle_with_stream<T: Clone + Serialize>(seed: &Seed, stream: u64, items
 }
 
 /// Checks a recorded shuffle against the seed.
-pub fn verify_shuffle<T: Clone + Serialize + PartialEq>(seed: &Seed, shuffled: &Shuffled<T>) -> bool {
+pub fn verify_shuffle<T: Clone + Serialize + PartialEq>(
+    seed: &Seed,
+    shuffled: &Shuffled<T>,
+) -> bool {
     shuffle_with_stream(seed, shuffled.stream, &shuffled.order) == shuffled.order
 }
 
@@ -165,7 +168,10 @@ mod tests {
         }
         let items = ["owl", "robin", "wren", "jay", "kestrel", "puffin"];
         let order = shuffle_with_stream(&Seed(bytes), 7, &items);
-        assert_eq!(order, vec!["puffin", "owl", "wren", "jay", "kestrel", "robin"]);
+        assert_eq!(
+            order,
+            vec!["puffin", "owl", "wren", "jay", "kestrel", "robin"]
+        );
     }
 
     #[test]
@@ -192,8 +198,15 @@ mod tests {
         assert_eq!(second.stream, (12 << 16) | 1);
         assert!(verify_shuffle(&seed(4), &first));
         assert!(verify_shuffle(&seed(4), &second));
-        assert!(!verify_shuffle(&seed(5), &Shuffled { stream: first.stream, order: vec![3, 2, 1] })
-            || first.order == vec![3, 2, 1]);
+        assert!(
+            !verify_shuffle(
+                &seed(5),
+                &Shuffled {
+                    stream: first.stream,
+                    order: vec![3, 2, 1]
+                }
+            ) || first.order == vec![3, 2, 1]
+        );
     }
 
     #[test]

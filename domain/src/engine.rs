@@ -8,7 +8,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::chance::Chance;
-use crate::game::{Description, Game, Player, Refusal, RefusalKind, Seat, Setup, SetupError, View, Viewer};
+use crate::game::{
+    Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View,
+    Viewer,
+};
 
 /// One event as the log stores it: its type and its data (the event without its `type`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -95,6 +98,10 @@ pub trait Table: Send + Sync {
     fn view(&self, viewer: Viewer) -> View;
     /// The result, once the game is over.
     fn outcome(&self) -> Option<Value>;
+    /// The public score-sheet, for games that keep one.
+    fn scoresheet(&self) -> Option<Scoresheet>;
+    /// A named public export of the game.
+    fn export(&self, format: &str) -> Option<Value>;
     /// A copy of the table.
     fn clone_table(&self) -> Box<dyn Table>;
     /// Whether two tables are in the same state (used by the audit's replay).
@@ -245,6 +252,14 @@ impl<G: Game> Table for TableOf<G> {
 
     fn outcome(&self) -> Option<Value> {
         G::outcome(self.state())
+    }
+
+    fn scoresheet(&self) -> Option<Scoresheet> {
+        G::scoresheet(self.state())
+    }
+
+    fn export(&self, format: &str) -> Option<Value> {
+        G::export(self.state(), format)
     }
 
     fn clone_table(&self) -> Box<dyn Table> {

@@ -118,6 +118,15 @@ pub struct View {
     pub private: Option<Value>,
 }
 
+/// A score-sheet: the same record as data and as text a person can read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scoresheet {
+    /// The score-sheet as JSON.
+    pub json: Value,
+    /// The score-sheet as plain text.
+    pub text: String,
+}
+
 /// Facts about a game for the catalogue.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Description {
@@ -166,7 +175,8 @@ pub trait Game: Sized + 'static {
     fn start(state: &Self::State, chance: &mut Chance) -> Vec<Self::Event>;
 
     /// Decides what happens when `seat` tries `action`. Never changes the state: a refused
-    /// move changes nothing.
+    /// move changes nothing. A seat that is not in `to_act` (or any seat once the game is
+    /// over) is refused with [`RefusalKind::NotYourMove`].
     fn decide(
         state: &Self::State,
         seat: Seat,
@@ -194,6 +204,17 @@ pub trait Game: Sized + 'static {
 
     /// The result once the game is over; `None` while it is in progress.
     fn outcome(state: &Self::State) -> Option<Value>;
+
+    /// The score-sheet as everyone may see it (live while the game is in progress, final once
+    /// it is over), for games that keep one: a JSON document and the same as plain text.
+    fn scoresheet(_state: &Self::State) -> Option<Scoresheet> {
+        None
+    }
+
+    /// Other documents the game can export (e.g. GOOGLY's `cricsheet`), by name; public only.
+    fn export(_state: &Self::State, _format: &str) -> Option<Value> {
+        None
+    }
 
     /// The game's standing invariants (every card accounted for, ...), checked by the shared
     /// random-playout test after every event.

@@ -16,4 +16,7 @@ pub mod playout;
 
 pub use chance::{Chance, Seed, Shuffled};
 pub use engine::{Decision, Engine, Recorded, Refused, Table};
-pub use game::{Description, Game, Player, Refusal, RefusalKind, Seat, Setup, SetupError, View, Viewer};
+pub use game::{
+    Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View,
+    Viewer,
+};

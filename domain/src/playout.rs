@@ -36,7 +36,9 @@ pub struct Playout {
 pub fn instantiate(template: &Value, rng: &mut impl RngCore) -> Value {
     match template {
         Value::Object(map) => {
-            if let (Some(Value::Number(k)), Some(Value::Array(from))) = (map.get("choose"), map.get("from")) {
+            if let (Some(Value::Number(k)), Some(Value::Array(from))) =
+                (map.get("choose"), map.get("from"))
+            {
                 if map.len() == 2 {
                     let k = k.as_u64().unwrap_or(0) as usize;
                     let mut pool = from.clone();
@@ -255,19 +257,29 @@ fn apply_checked<G: Game>(
             .filter(|c| !public_view.contains(*c) && !own_after.contains(*c))
             .collect();
         if !leaked.is_empty() {
-            return Err(format!("after {}, {seat}'s view shows {leaked:?}", describe(event)));
+            return Err(format!(
+                "after {}, {seat}'s view shows {leaked:?}",
+                describe(event)
+            ));
         }
     }
     let recorded = record(event);
     let round_trip: G::Event = parse_recorded(&recorded).map_err(|e| e.to_string())?;
     if &round_trip != event {
-        return Err(format!("{} does not survive its JSON form", describe(event)));
+        return Err(format!(
+            "{} does not survive its JSON form",
+            describe(event)
+        ));
     }
     log.push(recorded);
     Ok(state)
 }
 
-fn private_cards<G: Game>(state: &G::State, seat: Seat, ids: &BTreeSet<String>) -> BTreeSet<String> {
+fn private_cards<G: Game>(
+    state: &G::State,
+    seat: Seat,
+    ids: &BTreeSet<String>,
+) -> BTreeSet<String> {
     match G::view(state, Viewer::Seat(seat)).private {
         Some(private) => mentioned_cards(&private, ids),
         None => BTreeSet::new(),
