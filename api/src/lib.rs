@@ -1,1 +1,12 @@
+//! The `parlour` server: the HTTP API over the event store and the rules in `parlour-domain`.
+#![forbid(unsafe_code)]
 
+pub mod chain;
+pub mod dto;
+pub mod error;
+pub mod openapi;
+pub mod routes;
+pub mod service;
+pub mod startup;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,238 @@
+//! The JSON bodies of API version 1, with their OpenAPI schemas.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// Whether a game is still being played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Moves are still being made.
+    Active,
+    /// The game is over; its whole log and its seed are public.
+    Finished,
+}
+
+/// A player joining a new game.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPlayer {
+    /// The name shown at the table (1 to 64 characters).
+    #[schema(example = "Ann")]
+    pub name: String,
+}
+
+/// `POST /v1/games`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    /// A game id from the catalogue.
+    #[schema(example = "girl")]
+    pub game: String,
+    /// The players in seat order; seat 0 plays first.
+    pub players: Vec<NewPlayer>,
+    /// 64 hex digits. Leave it out to have the server draw one from the operating system;
+    /// either way only its SHA-256 is shown until the game is over.
+    #[schema(example = json!(null))]
+    pub seed: Option<String>,
+    /// The game's options (see the catalogue); `{}` for the defaults.
+    #[schema(value_type = Object)]
+    pub options: Option<Value>,
+}
+
+/// A seat of a newly created game with its secret token.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedSeat {
+    /// Seat number.
+    pub seat: u8,
+    /// The player's name.
+    pub name: String,
+    /// The seat's bearer token: shown once, stored only as a hash. Send it as
+    /// `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+/// `201 Created`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedGame {
+    /// The game's id.
+    pub id: Uuid,
+    /// The game played.
+    pub game: String,
+    /// The sequence number of the last event (the deal).
+    pub version: u64,
+    /// SHA-256 of the secret seed, in hex: check it against the seed revealed at the end.
+    pub seed_commitment: String,
+    /// One entry per seat, with its token.
+    pub seats: Vec<CreatedSeat>,
+}
+
+/// The game as one viewer sees it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameView {
+    /// The game's id.
+    pub id: Uuid,
+    /// The game played.
+    pub game: String,
+    /// Active or finished.
+    pub status: Status,
+    /// The sequence number of the last event; also the `ETag`.
+    pub version: u64,
+    /// The seats whose move the game waits for.
+    pub to_act: Vec<u8>,
+    /// What everyone sees of each seat: `seat`, `name` and the game's public facts.
+    #[schema(value_type = Vec<Object>)]
+    pub seats: Vec<Value>,
+    /// The table as everyone sees it (see the game's rules document).
+    #[schema(value_type = Object)]
+    pub public: Value,
+    /// What only the caller sees: `seat`, `hand`, ...; absent for spectators.
+    #[schema(value_type = Option<Object>)]
+    pub you: Option<Value>,
+    /// What the caller may send now, as complete bodies, except that `{"choose": k, "from":
+    /// [ids]}` stands for a list of k distinct ids taken from `from`.
+    #[schema(value_type = Vec<Object>)]
+    pub legal_actions: Vec<Value>,
+    /// Scores and winners, once the game is over.
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<Value>,
+}
+
+/// One event of the log.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameEvent {
+    /// Position in the log, from 1.
+    pub seq: u64,
+    /// The event type (`deal`, `draw`, `lay`, `resolve`, ...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The seat whose move produced it; null for the opening deal.
+    pub actor: Option<u8>,
+    /// The event, with whatever the caller could not see at the table taken out while the
+    /// game is in progress.
+    #[schema(value_type = Object)]
+    pub data: Value,
+    /// When it was recorded.
+    pub at: DateTime<Utc>,
+    /// This event's link in the hash chain.
+    pub hash: String,
+    /// The previous link (shown once the game is over, with the whole log).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prev_hash: Option<String>,
+    /// The action that produced this batch (shown once the game is over).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub command: Option<Value>,
+}
+
+/// A page of the log.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventPage {
+    /// The game's id.
+    pub id: Uuid,
+    /// The game's current version.
+    pub version: u64,
+    /// Active or finished.
+    pub status: Status,
+    /// The events, in order.
+    pub events: Vec<GameEvent>,
+    /// Pass as `after` for the next page; null when this page reaches the end.
+    pub next_after: Option<u64>,
+}
+
+/// One check of the audit that failed, and where.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AuditFailure {
+    /// `chain`, `replay` or `seed`.
+    pub check: String,
+    /// The event that broke it, where one did.
+    pub seq: Option<u64>,
+    /// What is wrong.
+    pub detail: String,
+}
+
+/// `GET /v1/games/{id}/audit`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AuditReport {
+    /// Every event's hash matches its contents and links to the one before.
+    pub chain_ok: bool,
+    /// Re-deciding every recorded action gives exactly the recorded events.
+    pub replay_ok: bool,
+    /// Once the game is over: the seed matches the commitment and gives every recorded shuffle.
+    pub seed_ok: Option<bool>,
+    /// The seed, revealed once the game is over.
+    pub seed: Option<String>,
+    /// SHA-256 of the seed, published at creation.
+    pub seed_commitment: String,
+    /// The hash of the last event.
+    pub head_hash: String,
+    /// How many events the log holds.
+    pub events: u64,
+    /// The checks that failed.
+    pub failures: Vec<AuditFailure>,
+}
+
+/// A catalogue entry.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CatalogEntry {
+    /// Stable game id.
+    pub id: String,
+    /// Printed name.
+    pub name: String,
+    /// Fewest players.
+    pub min_players: usize,
+    /// Most players.
+    pub max_players: usize,
+    /// What the game is.
+    pub summary: String,
+    /// The options accepted at creation.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// Where to read the rules and Parlour's rule decisions.
+    pub rules: String,
+}
+
+/// `GET /v1/catalog/{game}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CatalogGame {
+    /// The catalogue entry.
+    #[serde(flatten)]
+    pub entry: CatalogEntry,
+    /// Every card, each with a stable `id`.
+    #[schema(value_type = Vec<Object>)]
+    pub cards: Value,
+}
+
+/// `GET /v1/catalog`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Catalog {
+    /// The games offered.
+    pub games: Vec<CatalogEntry>,
+}
+
+/// `GET /v1/games/{id}/scorecard` as JSON.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ScorecardBody {
+    /// The score-sheet.
+    #[schema(value_type = Object)]
+    pub scorecard: Value,
+    /// The same as text a person can read.
+    pub text: String,
+}
+
+impl From<parlour_domain::Description> for CatalogEntry {
+    fn from(d: parlour_domain::Description) -> Self {
+        CatalogEntry {
+            id: d.id.to_string(),
+            name: d.name.to_string(),
+            min_players: d.min_players,
+            max_players: d.max_players,
+            summary: d.summary.to_string(),
+            options: d.options,
+            rules: d.rules.to_string(),
+        }
+    }
+}

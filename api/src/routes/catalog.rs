@@ -1,0 +1,40 @@
+//! The games on offer and their cards.
+
+use actix_web::{get, web, HttpResponse};
+
+use crate::dto::{Catalog, CatalogEntry, CatalogGame};
+use crate::error::{ApiError, Problem};
+use crate::service::Parlour;
+
+/// Every game Parlour offers, with player counts and options.
+#[utoipa::path(get, path = "/v1/catalog", tag = "catalog", responses((status = 200, body = Catalog)))]
+#[get("/v1/catalog")]
+pub async fn list(service: web::Data<Parlour>) -> HttpResponse {
+    let games = service
+        .catalog()
+        .into_iter()
+        .map(CatalogEntry::from)
+        .collect();
+    HttpResponse::Ok().json(Catalog { games })
+}
+
+/// One game's entry and every card, each with a stable id, so a client can draw them.
+#[utoipa::path(get, path = "/v1/catalog/{game}", tag = "catalog",
+    params(("game" = String, Path, description = "A game id, e.g. `girl`")),
+    responses(
+        (status = 200, body = CatalogGame),
+        (status = 404, description = "No such game in the catalogue", content_type = "application/problem+json"),
+    ))]
+#[get("/v1/catalog/{game}")]
+pub async fn show(
+    service: web::Data<Parlour>,
+    game: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (entry, cards) = service
+        .catalog_entry(&game)
+        .map_err(|e| ApiError::new(Problem::NotFound, e.to_string()))?;
+    Ok(HttpResponse::Ok().json(CatalogGame {
+        entry: entry.into(),
+        cards,
+    }))
+}

@@ -1,0 +1,313 @@
+//! Games: create, view, move, log, state at a point, audit, score-sheet and exports.
+
+use std::time::Duration;
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::IntoParams;
+
+use super::{game_id, Bearer};
+use crate::dto::{AuditReport, CreatedGame, EventPage, GameView, NewGame, ScorecardBody};
+use crate::error::{ApiError, Problem};
+use crate::service::{Move, Parlour, MAX_WAIT_SECONDS};
+
+const PROBLEM: &str = "application/problem+json";
+
+fn etag(version: u64) -> (header::HeaderName, String) {
+    (header::ETAG, format!("\"{version}\""))
+}
+
+/// Reads a version from `If-Match` / `If-None-Match`: `"12"`, `W/"12"` or `12`.
+fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<u64>, ApiError> {
+    let Some(value) = req.headers().get(&name) else {
+        return Ok(None);
+    };
+    let text = value.to_str().unwrap_or_default().trim();
+    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
+    text.parse::<u64>().map(Some).map_err(|_| {
+        ApiError::new(
+            Problem::MalformedRequest,
+            format!("{name} must be a game version in quotes, like \"12\""),
+        )
+    })
+}
+
+fn view_response(view: GameView) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(etag(view.version))
+        .json(view)
+}
+
+/// Creates a game and deals. Each seat's token is in the answer, and only there.
+#[utoipa::path(post, path = "/v1/games", tag = "games", request_body = NewGame,
+    responses(
+        (status = 201, body = CreatedGame, description = "Created; `Location` names the game",
+            headers(("Location" = String, description = "/v1/games/{id}"))),
+        (status = 400, description = "Malformed body or seed", content_type = PROBLEM),
+        (status = 422, description = "Unknown game, wrong number of players or bad options", content_type = PROBLEM),
+    ))]
+#[post("/v1/games")]
+pub async fn create(
+    service: web::Data<Parlour>,
+    body: web::Json<NewGame>,
+) -> Result<HttpResponse, ApiError> {
+    let created = service.create_game(body.into_inner()).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))
+        .insert_header(etag(created.version))
+        .json(created))
+}
+
+/// How long to wait for a change.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct WaitQuery {
+    /// With `If-None-Match: "<version>"`: wait up to this many seconds (at most 60) for the
+    /// game to move past that version before answering (long-poll). Answers 304 if it did not.
+    pub wait: Option<u64>,
+}
+
+/// The game as the caller's seat sees it (no token: a spectator's view).
+///
+/// To be told when it is your turn, long-poll: send `If-None-Match` with the version you have
+/// and `?wait=60`; the answer comes as soon as anything happens.
+#[utoipa::path(get, path = "/v1/games/{id}", tag = "games",
+    params(("id" = String, Path, description = "Game id"), WaitQuery,
+        ("If-None-Match" = Option<String>, Header, description = "A version you already have: 304 if unchanged")),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, body = GameView, headers(("ETag" = String, description = "The version, quoted"))),
+        (status = 304, description = "Unchanged since the version in If-None-Match"),
+        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 403, description = "Token of another game", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}")]
+pub async fn show(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+    bearer: Bearer,
+    query: web::Query<WaitQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let known = version_header(&req, header::IF_NONE_MATCH)?;
+    match known {
+        None => Ok(view_response(service.view(id, caller).await?)),
+        Some(known) => {
+            let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
+            match service.view_when_changed(id, caller, known, wait).await? {
+                Some(view) if view.version != known => Ok(view_response(view)),
+                _ => Ok(HttpResponse::NotModified()
+                    .insert_header(etag(known))
+                    .finish()),
+            }
+        }
+    }
+}
+
+/// Makes a move for the token's seat and answers with the seat's new view.
+#[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "games",
+    params(("id" = String, Path, description = "Game id"),
+        ("If-Match" = Option<String>, Header, description = "The version the move was decided from: 412 if the game has moved on"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and body returns the first answer and records nothing")),
+    request_body(content = Object, description = "One action, as listed in `legal_actions`, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, body = GameView, headers(("ETag" = String, description = "The new version, quoted"))),
+        (status = 400, description = "Malformed body or not a move of this game", content_type = PROBLEM),
+        (status = 401, description = "Missing or unknown token", content_type = PROBLEM),
+        (status = 403, description = "Token of another game", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 409, description = "Not this seat's move, or the game is over", content_type = PROBLEM),
+        (status = 412, description = "If-Match is not the current version", content_type = PROBLEM),
+        (status = 422, description = "The rules forbid the move (`detail` says which rule), or the Idempotency-Key was used for another move", content_type = PROBLEM),
+    ))]
+#[post("/v1/games/{id}/actions")]
+pub async fn act(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+    bearer: Bearer,
+    body: web::Json<Value>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    if bearer.0.is_none() {
+        return Err(ApiError::new(
+            Problem::Unauthorized,
+            "a move needs `Authorization: Bearer <seat token>`",
+        ));
+    }
+    let if_match = version_header(&req, header::IF_MATCH)?;
+    let idempotency_key = match req.headers().get("Idempotency-Key") {
+        None => None,
+        Some(value) => match value.to_str() {
+            Ok(key) if !key.is_empty() && key.len() <= 255 => Some(key.to_string()),
+            _ => {
+                return Err(ApiError::new(
+                    Problem::MalformedRequest,
+                    "Idempotency-Key must be 1 to 255 visible ASCII characters",
+                ))
+            }
+        },
+    };
+    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let view = service
+        .act(
+            id,
+            caller,
+            Move {
+                action: body.into_inner(),
+                if_match,
+                idempotency_key,
+            },
+        )
+        .await?;
+    Ok(view_response(view))
+}
+
+/// Paging through the log.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Only events after this sequence number (default 0).
+    pub after: Option<u64>,
+    /// At most this many (default 100, at most 1000).
+    pub limit: Option<u64>,
+}
+
+/// The log, paged. While the game is in progress each viewer sees only what their seat could
+/// see at the table; once it is over the whole log is public, with the action behind each batch.
+#[utoipa::path(get, path = "/v1/games/{id}/events", tag = "games",
+    params(("id" = String, Path, description = "Game id"), EventsQuery),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, body = EventPage),
+        (status = 400, description = "Bad paging parameters", content_type = PROBLEM),
+        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 403, description = "Token of another game", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}/events")]
+pub async fn events(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+    bearer: Bearer,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::new(
+            Problem::MalformedRequest,
+            "limit must be between 1 and 1000",
+        ));
+    }
+    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let page = service
+        .events(id, caller, query.after.unwrap_or(0), limit)
+        .await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Which point of the game.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct StateQuery {
+    /// The sequence number of the event after which to show the game (0: before the deal).
+    pub at: u64,
+}
+
+/// The game as the caller would have seen it just after event `at`.
+#[utoipa::path(get, path = "/v1/games/{id}/state", tag = "games",
+    params(("id" = String, Path, description = "Game id"), StateQuery),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, body = GameView),
+        (status = 400, description = "`at` missing or beyond the last event", content_type = PROBLEM),
+        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 403, description = "Token of another game", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}/state")]
+pub async fn state_at(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+    bearer: Bearer,
+    query: web::Query<StateQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    Ok(view_response(service.state_at(id, caller, query.at).await?))
+}
+
+/// Re-checks the hash chain and replays the log through the engine; once the game is over,
+/// reveals the seed and checks it against the commitment and every shuffle.
+#[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = AuditReport),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}/audit")]
+pub async fn audit(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    Ok(HttpResponse::Ok().json(service.audit(id).await?))
+}
+
+/// The public score-sheet, live while the game is played: JSON, or plain text when the
+/// request prefers `text/plain`.
+#[utoipa::path(get, path = "/v1/games/{id}/scorecard", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = ScorecardBody, description = "JSON; or `text/plain` when asked for with Accept"),
+        (status = 404, description = "No such game, or the game keeps no score-sheet", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}/scorecard")]
+pub async fn scorecard(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    let sheet = service.scoresheet(id).await?;
+    let wants_text = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| {
+            accept.contains("text/plain") && !accept.contains("application/json")
+        });
+    if wants_text {
+        return Ok(HttpResponse::Ok()
+            .content_type(ContentType::plaintext())
+            .body(sheet.text));
+    }
+    Ok(HttpResponse::Ok().json(ScorecardBody {
+        scorecard: sheet.json,
+        text: sheet.text,
+    }))
+}
+
+/// A named public export of the game, e.g. `cricsheet` for GOOGLY.
+#[utoipa::path(get, path = "/v1/games/{id}/exports/{format}", tag = "games",
+    params(("id" = String, Path, description = "Game id"), ("format" = String, Path, description = "Export name, e.g. `cricsheet`")),
+    responses(
+        (status = 200, description = "The export", body = Object),
+        (status = 404, description = "No such game or export", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}/exports/{format}")]
+pub async fn export(
+    service: web::Data<Parlour>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, format) = path.into_inner();
+    let id = game_id(&id)?;
+    Ok(HttpResponse::Ok().json(service.export(id, &format).await?))
+}

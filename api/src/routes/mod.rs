@@ -1,0 +1,69 @@
+//! HTTP handlers: extract, call one service function, map to a response.
+
+pub mod catalog;
+pub mod docs;
+pub mod games;
+pub mod health;
+
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::{web, FromRequest, HttpRequest};
+use std::future::{ready, Ready};
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+
+/// The bearer token of the request, if it has one.
+pub struct Bearer(pub Option<String>);
+
+impl FromRequest for Bearer {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+            return ready(Ok(Bearer(None)));
+        };
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        ready(match token {
+            Some(token) => Ok(Bearer(Some(token.to_string()))),
+            None => Err(ApiError::new(
+                Problem::Unauthorized,
+                "the Authorization header must be `Bearer <seat token>`",
+            )),
+        })
+    }
+}
+
+/// A game id from the path; anything that is not a UUID names no game.
+pub fn game_id(raw: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(raw)
+        .map_err(|_| ApiError::new(Problem::GameNotFound, format!("there is no game {raw:?}")))
+}
+
+/// Registers every route.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .service(docs::openapi_json)
+        .service(docs::docs_page)
+        .service(docs::problem)
+        .service(catalog::list)
+        .service(catalog::show)
+        .service(games::create)
+        .service(games::show)
+        .service(games::act)
+        .service(games::events)
+        .service(games::state_at)
+        .service(games::audit)
+        .service(games::scorecard)
+        .service(games::export);
+}

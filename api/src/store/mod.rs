@@ -1,0 +1,176 @@
+//! The event store: one interface, two backends (Postgres in production, SQLite embedded).
+//!
+//! The store knows nothing of the rules. It keeps each game's creation record, its seats'
+//! token hashes, the append-only log, and the idempotency keys of moves.
+
+mod postgres;
+mod sqlite;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use parlour_domain::{Player, Seed};
+use serde_json::Value;
+use uuid::Uuid;
+
+pub use postgres::PostgresStore;
+pub use sqlite::SqliteStore;
+
+/// A game as it was created: everything needed, with the log, to rebuild it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    /// The game's id.
+    pub id: Uuid,
+    /// The catalogue id of the game played (`girl`, `car`, ...).
+    pub game: String,
+    /// The players in seat order.
+    pub players: Vec<Player>,
+    /// The options it was created with.
+    pub options: Value,
+    /// The secret seed every shuffle comes from.
+    pub seed: Seed,
+    /// SHA-256 of the seed, published at creation.
+    pub seed_commitment: String,
+    /// When the game was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A seat's credential as stored: the SHA-256 of its bearer token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatCredential {
+    /// The seat number.
+    pub seat: u8,
+    /// The seat's name.
+    pub name: String,
+    /// Hex SHA-256 of the token.
+    pub token_hash: String,
+}
+
+/// One event of the log, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    /// Position in the game's log, from 1.
+    pub seq: u64,
+    /// The event type.
+    pub kind: String,
+    /// The seat whose action produced it; `None` for the opening deal.
+    pub actor: Option<u8>,
+    /// The event data.
+    pub data: Value,
+    /// The action that produced the batch this event opens, if it opens one.
+    pub command: Option<Value>,
+    /// When it was appended (to the microsecond).
+    pub at: DateTime<Utc>,
+    /// The hash of the previous event (or of the game's genesis record).
+    pub prev_hash: String,
+    /// The hash of this event, chained to `prev_hash`.
+    pub hash: String,
+}
+
+/// The first answer to a move sent with an `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotentMove {
+    /// The seat that sent it.
+    pub seat: u8,
+    /// The client's key.
+    pub key: String,
+    /// SHA-256 of the request body, to tell a retry from a different move with the same key.
+    pub fingerprint: String,
+    /// The game's version after the move.
+    pub version: u64,
+}
+
+/// What can go wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another writer appended at the same position first (or reused the idempotency key).
+    #[error("another move was recorded first")]
+    Conflict,
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// A stored row could not be read back.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+}
+
+/// The event store interface both backends implement.
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Records a new game, its seats and its opening events, all or nothing.
+    async fn create_game(
+        &self,
+        game: &GameRecord,
+        seats: &[SeatCredential],
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError>;
+
+    /// The game's creation record.
+    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
+
+    /// Events with `seq > after`, in order, at most `limit` of them (all when `None`).
+    async fn events(
+        &self,
+        id: Uuid,
+        after: u64,
+        limit: Option<u64>,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
+
+    /// Appends a batch whose first event's `seq` is one past the version it was decided from,
+    /// with the move's idempotency key if it had one. Fails with `Conflict`, writing nothing,
+    /// if any of those positions (or that key) is taken.
+    async fn append(
+        &self,
+        id: Uuid,
+        events: &[StoredEvent],
+        idempotent: Option<&IdempotentMove>,
+    ) -> Result<(), StoreError>;
+
+    /// The game and seat a token hash belongs to.
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError>;
+
+    /// The first answer recorded for this seat's idempotency key.
+    async fn idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+    ) -> Result<Option<IdempotentMove>, StoreError>;
+
+    /// Whether the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+/// Connects to the store named by `url` (`postgres://…` or `sqlite://…`) and applies the
+/// embedded migrations.
+pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn EventStore>, StoreError> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(std::sync::Arc::new(PostgresStore::connect(url).await?))
+    } else if url.starts_with("sqlite:") {
+        Ok(std::sync::Arc::new(SqliteStore::connect(url).await?))
+    } else {
+        Err(StoreError::Corrupt(format!(
+            "unsupported database URL (use postgres://… or sqlite://…): {url}"
+        )))
+    }
+}
+
+/// Times are kept to the microsecond so both databases store them exactly.
+pub fn now() -> DateTime<Utc> {
+    let now = Utc::now();
+    DateTime::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
+}
+
+/// The one text form of a time used in hashes and in SQLite.
+pub fn time_text(at: &DateTime<Utc>) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+fn parse_time(text: &str) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| StoreError::Corrupt(format!("time {text}: {e}")))
+}
+
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())
+}

@@ -1,0 +1,266 @@
+//! The production backend.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use parlour_domain::{Player, Seed};
+use serde_json::Value;
+use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
+use sqlx::Row;
+use uuid::Uuid;
+
+use super::{
+    is_unique_violation, EventStore, GameRecord, IdempotentMove, SeatCredential, StoreError,
+    StoredEvent,
+};
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// Postgres: each append is one statement, so a move costs one round trip and one commit.
+pub struct PostgresStore {
+    pool: PgPool,
+}
+
+impl PostgresStore {
+    /// Connects and applies the migrations.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(32)
+            .acquire_timeout(std::time::Duration::from_secs(10))
+            .connect(url)
+            .await?;
+        MIGRATOR.run(&pool).await.map_err(sqlx::Error::from)?;
+        Ok(PostgresStore { pool })
+    }
+}
+
+struct Columns {
+    seqs: Vec<i64>,
+    kinds: Vec<String>,
+    actors: Vec<Option<i16>>,
+    data: Vec<Value>,
+    commands: Vec<Option<Value>>,
+    ats: Vec<DateTime<Utc>>,
+    prev_hashes: Vec<String>,
+    hashes: Vec<String>,
+}
+
+fn columns(events: &[StoredEvent]) -> Columns {
+    Columns {
+        seqs: events.iter().map(|e| e.seq as i64).collect(),
+        kinds: events.iter().map(|e| e.kind.clone()).collect(),
+        actors: events.iter().map(|e| e.actor.map(i16::from)).collect(),
+        data: events.iter().map(|e| e.data.clone()).collect(),
+        commands: events.iter().map(|e| e.command.clone()).collect(),
+        ats: events.iter().map(|e| e.at).collect(),
+        prev_hashes: events.iter().map(|e| e.prev_hash.clone()).collect(),
+        hashes: events.iter().map(|e| e.hash.clone()).collect(),
+    }
+}
+
+const INSERT_EVENTS: &str = "INSERT INTO events (game_id, seq, type, actor, data, command, at, prev_hash, hash) \
+     SELECT $1, * FROM UNNEST($2::int8[], $3::text[], $4::int2[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::text[], $9::text[])";
+
+fn bind_events<'q>(
+    query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
+    id: Uuid,
+    c: Columns,
+) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    query
+        .bind(id)
+        .bind(c.seqs)
+        .bind(c.kinds)
+        .bind(c.actors)
+        .bind(c.data)
+        .bind(c.commands)
+        .bind(c.ats)
+        .bind(c.prev_hashes)
+        .bind(c.hashes)
+}
+
+fn event_from_row(row: &PgRow) -> Result<StoredEvent, StoreError> {
+    let seq: i64 = row.try_get("seq")?;
+    let actor: Option<i16> = row.try_get("actor")?;
+    Ok(StoredEvent {
+        seq: seq as u64,
+        kind: row.try_get("type")?,
+        actor: actor.map(|a| a as u8),
+        data: row.try_get("data")?,
+        command: row.try_get("command")?,
+        at: row.try_get("at")?,
+        prev_hash: row.try_get("prev_hash")?,
+        hash: row.try_get("hash")?,
+    })
+}
+
+fn conflict_or(error: sqlx::Error) -> StoreError {
+    if is_unique_violation(&error) {
+        StoreError::Conflict
+    } else {
+        StoreError::Database(error)
+    }
+}
+
+#[async_trait]
+impl EventStore for PostgresStore {
+    async fn create_game(
+        &self,
+        game: &GameRecord,
+        seats: &[SeatCredential],
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError> {
+        let players =
+            serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(game.id)
+        .bind(&game.game)
+        .bind(players)
+        .bind(&game.options)
+        .bind(game.seed.0.as_slice())
+        .bind(&game.seed_commitment)
+        .bind(game.created_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(conflict_or)?;
+        sqlx::query(
+            "INSERT INTO seats (game_id, seat, name, token_hash) SELECT $1, * FROM UNNEST($2::int2[], $3::text[], $4::text[])",
+        )
+        .bind(game.id)
+        .bind(seats.iter().map(|s| i16::from(s.seat)).collect::<Vec<_>>())
+        .bind(seats.iter().map(|s| s.name.clone()).collect::<Vec<_>>())
+        .bind(seats.iter().map(|s| s.token_hash.clone()).collect::<Vec<_>>())
+        .execute(&mut *tx)
+        .await
+        .map_err(conflict_or)?;
+        bind_events(sqlx::query(INSERT_EVENTS), game.id, columns(events))
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, game, players, options, seed, seed_commitment, created_at FROM games WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let players: Value = row.try_get("players")?;
+        let players: Vec<Player> =
+            serde_json::from_value(players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let seed: Vec<u8> = row.try_get("seed")?;
+        let seed: [u8; 32] = seed
+            .try_into()
+            .map_err(|_| StoreError::Corrupt("seed is not 32 bytes".into()))?;
+        Ok(Some(GameRecord {
+            id: row.try_get("id")?,
+            game: row.try_get("game")?,
+            players,
+            options: row.try_get("options")?,
+            seed: Seed(seed),
+            seed_commitment: row.try_get("seed_commitment")?,
+            created_at: row.try_get("created_at")?,
+        }))
+    }
+
+    async fn events(
+        &self,
+        id: Uuid,
+        after: u64,
+        limit: Option<u64>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seq, type, actor, data, command, at, prev_hash, hash FROM events \
+             WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(id)
+        .bind(after as i64)
+        .bind(limit.map(|l| l as i64))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(event_from_row).collect()
+    }
+
+    async fn append(
+        &self,
+        id: Uuid,
+        events: &[StoredEvent],
+        idempotent: Option<&IdempotentMove>,
+    ) -> Result<(), StoreError> {
+        let result = match idempotent {
+            None => {
+                bind_events(sqlx::query(INSERT_EVENTS), id, columns(events))
+                    .execute(&self.pool)
+                    .await
+            }
+            Some(key) => {
+                // One statement: the events and the key land together or not at all.
+                let sql = format!(
+                    "WITH appended AS ({INSERT_EVENTS} RETURNING seq) \
+                     INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) \
+                     VALUES ($1, $10, $11, $12, $13, now())"
+                );
+                bind_events(sqlx::query(&sql), id, columns(events))
+                    .bind(i16::from(key.seat))
+                    .bind(&key.key)
+                    .bind(&key.fingerprint)
+                    .bind(key.version as i64)
+                    .execute(&self.pool)
+                    .await
+            }
+        };
+        result.map(|_| ()).map_err(conflict_or)
+    }
+
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
+        let row = sqlx::query("SELECT game_id, seat FROM seats WHERE token_hash = $1")
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            None => Ok(None),
+            Some(row) => {
+                let seat: i16 = row.try_get("seat")?;
+                Ok(Some((row.try_get("game_id")?, seat as u8)))
+            }
+        }
+    }
+
+    async fn idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+    ) -> Result<Option<IdempotentMove>, StoreError> {
+        let row = sqlx::query(
+            "SELECT fingerprint, version FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3",
+        )
+        .bind(id)
+        .bind(i16::from(seat))
+        .bind(key)
+        .fetch_optional(&self.pool)
+        .await?;
+        match row {
+            None => Ok(None),
+            Some(row) => {
+                let version: i64 = row.try_get("version")?;
+                Ok(Some(IdempotentMove {
+                    seat,
+                    key: key.to_string(),
+                    fingerprint: row.try_get("fingerprint")?,
+                    version: version as u64,
+                }))
+            }
+        }
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
