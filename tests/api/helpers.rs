@@ -1,0 +1,216 @@
+//! `spawn_app()` and the HTTP client the API tests share.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use parlour::startup::Application;
+use parlour::store::{self, EventStore};
+use reqwest::{Client, Method, Response, StatusCode};
+use serde_json::{json, Value};
+
+/// Which backend a test runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A server under test and everything needed to talk to it or restart it.
+pub struct TestApp {
+    pub address: String,
+    pub database_url: String,
+    pub store: Arc<dyn EventStore>,
+    pub client: Client,
+    _guard: Option<Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+/// A fresh database for one test: a new SQLite file, or a new database on the Postgres
+/// server named by `DATABASE_URL` (else a testcontainers Postgres).
+pub async fn fresh_database(backend: Backend) -> (String, Option<Arc<dyn std::any::Any + Send + Sync>>) {
+    match backend {
+        Backend::Sqlite => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let url = format!("sqlite://{}/parlour.db", dir.path().display());
+            (url, Some(Arc::new(dir)))
+        }
+        Backend::Postgres => {
+            let (server_url, guard) = postgres_server().await;
+            let name = format!("parlour_test_{}", uuid::Uuid::new_v4().simple());
+            let admin = sqlx::PgPool::connect(&server_url).await.expect("connect to Postgres");
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&admin)
+                .await
+                .expect("create test database");
+            admin.close().await;
+            let url = with_database(&server_url, &name);
+            (url, guard)
+        }
+    }
+}
+
+/// The same server URL naming another database: `postgres://u@h:p/db?x` → `postgres://u@h:p/name?x`.
+fn with_database(server_url: &str, name: &str) -> String {
+    let (base, query) = match server_url.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (server_url, String::new()),
+    };
+    let (scheme, rest) = base.split_once("://").unwrap_or(("postgres", base));
+    let authority = rest.split('/').next().unwrap_or(rest);
+    format!("{scheme}://{authority}/{name}{query}")
+}
+
+async fn postgres_server() -> (String, Option<Arc<dyn std::any::Any + Send + Sync>>) {
+    if let Ok(url) = std::env::var("DATABASE_URL") {
+        if url.starts_with("postgres") {
+            return (url, None);
+        }
+    }
+    use testcontainers_modules::postgres::Postgres;
+    use testcontainers_modules::testcontainers::runners::AsyncRunner;
+    let container = Postgres::default()
+        .start()
+        .await
+        .expect("no DATABASE_URL, and Docker could not start a Postgres container");
+    let port = container.get_host_port_ipv4(5432).await.expect("container port");
+    (
+        format!("postgres://postgres:postgres@127.0.0.1:{port}/postgres"),
+        Some(Arc::new(container)),
+    )
+}
+
+/// Starts the server on a random port against a fresh database.
+pub async fn spawn_app(backend: Backend) -> TestApp {
+    let (url, guard) = fresh_database(backend).await;
+    spawn_app_on(&url, guard).await
+}
+
+/// Starts another server on an existing database (a restart, or a second instance).
+pub async fn spawn_app_on(url: &str, guard: Option<Arc<dyn std::any::Any + Send + Sync>>) -> TestApp {
+    parlour::telemetry::init();
+    let store = store::connect(url).await.expect("open the store");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let app = Application::with_store(listener, store.clone()).expect("build app");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        database_url: url.to_string(),
+        store,
+        client: Client::new(),
+        _guard: guard,
+    }
+}
+
+impl TestApp {
+    /// A second server on the same database, sharing nothing in memory with this one.
+    pub async fn restart(&self) -> TestApp {
+        spawn_app_on(&self.database_url, self._guard.clone()).await
+    }
+
+    pub async fn request(&self, method: Method, path: &str, token: Option<&str>, body: Option<&Value>) -> Response {
+        let mut req = self.client.request(method, format!("{}{}", self.address, path));
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        req.send().await.expect("request failed")
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let res = self.request(Method::GET, path, token, None).await;
+        let status = res.status();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> (StatusCode, Value) {
+        let res = self.request(Method::POST, path, token, Some(body)).await;
+        let status = res.status();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Creates a game and returns its id and the seats' tokens.
+    pub async fn create_game(&self, game: &str, players: usize, seed: Option<&str>, options: Value) -> (String, Vec<String>) {
+        let players: Vec<Value> = (0..players).map(|i| json!({"name": format!("Player {i}")})).collect();
+        let mut body = json!({"game": game, "players": players, "options": options});
+        if let Some(seed) = seed {
+            body["seed"] = json!(seed);
+        }
+        let (status, created) = self.post("/v1/games", None, &body).await;
+        assert_eq!(status, StatusCode::CREATED, "creating {game}: {created}");
+        let id = created["id"].as_str().expect("id").to_string();
+        let tokens = created["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .map(|s| s["token"].as_str().expect("token").to_string())
+            .collect();
+        (id, tokens)
+    }
+
+    pub async fn act(&self, id: &str, token: &str, action: &Value) -> (StatusCode, Value) {
+        self.post(&format!("/v1/games/{id}/actions"), Some(token), action).await
+    }
+
+    pub async fn view(&self, id: &str, token: Option<&str>) -> Value {
+        let (status, view) = self.get(&format!("/v1/games/{id}"), token).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        view
+    }
+
+    /// The whole log as `token`'s seat sees it.
+    pub async fn all_events(&self, id: &str, token: Option<&str>) -> Vec<Value> {
+        let mut after = 0;
+        let mut events = Vec::new();
+        loop {
+            let (status, page) = self.get(&format!("/v1/games/{id}/events?after={after}&limit=1000"), token).await;
+            assert_eq!(status, StatusCode::OK, "{page}");
+            events.extend(page["events"].as_array().expect("events").iter().cloned());
+            match page["next_after"].as_u64() {
+                Some(next) => after = next,
+                None => return events,
+            }
+        }
+    }
+}
+
+/// Asserts a problem+json answer with this status and `type`.
+pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Value {
+    assert_eq!(res.status(), status);
+    let content_type = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(content_type, "application/problem+json");
+    let body: Value = res.json().await.expect("problem body");
+    assert_eq!(body["type"], json!(format!("/problems/{code}")), "{body}");
+    assert_eq!(body["status"], json!(status.as_u16()));
+    assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()), "{body}");
+    body
+}
+
+/// Runs a test body once on SQLite and once on Postgres.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::helpers::spawn_app($crate::helpers::Backend::Sqlite).await).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::helpers::spawn_app($crate::helpers::Backend::Postgres).await).await;
+                }
+            )*
+        }
+    };
+}
