@@ -886,13 +886,14 @@ impl<T: Theme> Game for Trio<T> {
             Event::Deal { dealer, deck } => {
                 let players = usize::from(dealer.0) + 1;
                 let dealt = (HAND * players).min(deck.order.len());
-                let hand: Option<Vec<Card<T>>> = match viewer {
+                // In catalogue order, as the view lists a hand: the order of the deal is secret.
+                let hand: Option<CardSet> = match viewer {
                     Viewer::Seat(seat) => Some(
                         deck.order[..dealt]
                             .iter()
                             .enumerate()
                             .filter(|(k, _)| k % players == seat.index())
-                            .map(|(_, card)| *card)
+                            .map(|(_, card)| card.index())
                             .collect(),
                     ),
                     Viewer::Spectator => None,
@@ -904,7 +905,7 @@ impl<T: Theme> Game for Trio<T> {
                     "centre_pack": deck.order.len() - dealt,
                 });
                 if let (Some(hand), Value::Object(map)) = (hand, &mut shown) {
-                    map.insert("hand".into(), json!(hand));
+                    map.insert("hand".into(), json!(hand.ids::<T>()));
                 }
                 shown
             }
