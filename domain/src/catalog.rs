@@ -1,10 +1,14 @@
 //! The games Parlour offers, by their stable ids.
 
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineOf};
+use crate::trio::{CarGame, GirlGame};
+
+static GIRL: EngineOf<GirlGame> = EngineOf::new();
+static CAR: EngineOf<CarGame> = EngineOf::new();
 
 /// Every game offered, in catalogue order.
 pub fn engines() -> Vec<&'static dyn Engine> {
-    vec![]
+    vec![&GIRL, &CAR]
 }
 
 /// The game with this id (`girl`, `car`, ...), if Parlour offers it.

@@ -13,6 +13,7 @@ pub mod chance;
 pub mod engine;
 pub mod game;
 pub mod playout;
+pub mod trio;
 
 pub use chance::{Chance, Seed, Shuffled};
 pub use engine::{Decision, Engine, Recorded, Refused, Table};
