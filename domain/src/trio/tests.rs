@@ -925,3 +925,15 @@ fn both_themes_are_in_the_catalogue_with_44_cards_each() {
     assert_eq!(Trio::<Car>::cards()[13]["id"], "bluebird-2");
     assert!(G::new(&setup(1)).is_err() && G::new(&setup(6)).is_err());
 }
+
+#[test]
+fn the_state_is_a_small_plain_copy() {
+    // The server clones a state per move: keep it a few hundred bytes with no heap.
+    fn is_copy<C: Copy>() {}
+    is_copy::<State<Girl>>();
+    assert!(
+        std::mem::size_of::<State<Girl>>() <= 320,
+        "{}",
+        std::mem::size_of::<State<Girl>>()
+    );
+}
