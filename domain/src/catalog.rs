@@ -1,10 +1,13 @@
 //! The games Parlour offers, by their stable ids.
 
-use crate::engine::Engine;
+use crate::british_birds::BritishBirds;
+use crate::engine::{Engine, EngineOf};
+
+static BRITISH_BIRDS: EngineOf<BritishBirds> = EngineOf::new();
 
 /// Every game offered, in catalogue order.
 pub fn engines() -> Vec<&'static dyn Engine> {
-    vec![]
+    vec![&BRITISH_BIRDS]
 }
 
 /// The game with this id (`girl`, `car`, ...), if Parlour offers it.
