@@ -1412,7 +1412,7 @@ impl Game for BritishBirds {
             let hand = state.hands[seat.index()];
             // A completed set is laid by the next event of the same batch, so a hand may hold
             // one between two events; the rule 8 tests pin that it is always laid.
-            place(hand.0, &format!("{seat}'s hand"))?;
+            place(hand.0, "a hand")?;
         }
         for card in state.row.iter().flatten() {
             place(card.bit(), "the row")?;
