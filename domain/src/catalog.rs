@@ -1,14 +1,16 @@
 //! The games Parlour offers, by their stable ids.
 
+use crate::british_birds::BritishBirds;
 use crate::engine::{Engine, EngineOf};
 use crate::trio::{CarGame, GirlGame};
 
 static GIRL: EngineOf<GirlGame> = EngineOf::new();
 static CAR: EngineOf<CarGame> = EngineOf::new();
+static BRITISH_BIRDS: EngineOf<BritishBirds> = EngineOf::new();
 
 /// Every game offered, in catalogue order.
 pub fn engines() -> Vec<&'static dyn Engine> {
-    vec![&GIRL, &CAR]
+    vec![&GIRL, &CAR, &BRITISH_BIRDS]
 }
 
 /// The game with this id (`girl`, `car`, ...), if Parlour offers it.

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod british_birds;
 pub mod catalog;
 pub mod chance;
 pub mod engine;

@@ -1,0 +1,113 @@
+//! The shared random-playout check for British Birds, over 2, 3 and 4 players and the three
+//! kinds of standing Owl preference.
+
+use parlour_domain::british_birds::{BritishBirds, Options, OwlPreference};
+use parlour_domain::playout::random_playout;
+use parlour_domain::{Player, Setup};
+
+/// Far above any random game: the quiet-rounds rule ends a game in a few thousand moves at most.
+const MAX_MOVES: usize = 20_000;
+
+fn setup(players: usize, options: Options) -> Setup<Options> {
+    Setup {
+        players: (0..players)
+            .map(|i| Player {
+                name: format!("player {i}"),
+            })
+            .collect(),
+        options,
+    }
+}
+
+fn play_many(players: usize, options: Options, seeds: std::ops::Range<u64>) -> (usize, usize) {
+    let setup = setup(players, options);
+    let (mut total, mut longest) = (0, 0);
+    for seed in seeds {
+        match random_playout::<BritishBirds>(&setup, seed, MAX_MOVES) {
+            Ok(playout) => {
+                total += playout.moves;
+                longest = longest.max(playout.moves);
+            }
+            Err(error) => panic!("{players} players, seed {seed}: {error}"),
+        }
+    }
+    (total, longest)
+}
+
+fn mixed(players: usize) -> Vec<OwlPreference> {
+    [
+        OwlPreference::AlwaysPlayOwl,
+        OwlPreference::AskMe,
+        OwlPreference::AlwaysHandOver,
+        OwlPreference::AlwaysPlayOwl,
+    ][..players]
+        .to_vec()
+}
+
+/// Seeds per configuration in the default run: the shared check views the table from every
+/// seat after every event, which costs about a millisecond a move in a debug build. The
+/// ignored test below runs 300 seeds per configuration (`cargo test --release -- --ignored`).
+const SEEDS: [(usize, u64, u64); 3] = [(2, 30, 15), (3, 20, 10), (4, 15, 10)];
+
+fn play_configuration(players: usize, scale: u64) {
+    let (_, default_seeds, mixed_seeds) = SEEDS[players - 2];
+    play_many(players, Options::default(), 0..default_seeds * scale);
+    let options = Options {
+        owl_preferences: mixed(players),
+        ..Options::default()
+    };
+    play_many(players, options, 1000..1000 + mixed_seeds * scale);
+}
+
+#[test]
+fn random_two_player_games_always_end_cleanly() {
+    play_configuration(2, 1);
+}
+
+#[test]
+fn random_three_player_games_always_end_cleanly() {
+    play_configuration(3, 1);
+}
+
+#[test]
+fn random_four_player_games_always_end_cleanly() {
+    play_configuration(4, 1);
+}
+
+#[test]
+fn random_series_to_fifty_points_always_end_cleanly() {
+    for players in 2..=4 {
+        let options = Options {
+            play_to: Some(50),
+            owl_preferences: vec![OwlPreference::AlwaysHandOver; players],
+            ..Options::default()
+        };
+        play_many(players, options, 0..1);
+    }
+}
+
+#[test]
+fn random_games_stay_short() {
+    // The quiet-rounds rule keeps random games to a few hundred moves.
+    for players in 2..=4 {
+        let (total, longest) = play_many(players, Options::default(), 500..505);
+        assert!(
+            total / 5 < 1000 && longest < 3000,
+            "{players}: {total} {longest}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "long: 300 seeds per configuration, best run with --release"]
+fn many_random_games_always_end_cleanly() {
+    for players in 2..=4 {
+        let (_, default_seeds, _) = SEEDS[players - 2];
+        play_configuration(players, 300 / default_seeds);
+        let options = Options {
+            play_to: Some(50),
+            ..Options::default()
+        };
+        play_many(players, options, 0..50);
+    }
+}
