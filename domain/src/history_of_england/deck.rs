@@ -1,11 +1,10 @@
-//! The three series' packs, 66 cards each: one set per reign, a Crown card first and then the
+//! The three series' packs, 66 cards each: one set per reign, its Crown card first and then the
 //! chief features of the reign.
 //!
 //! The printed card lists of H. P. Gibson's "History of England" game are lost. These sets are a
-//! historically checked reconstruction (reigns and dates as the rule sheet's series bounds give
-//! them, the features a period card game would have pictured); the set sizes differ as the rule
-//! sheet implies. Generated once from Parlour's reconstruction and checked in as source: nothing
-//! reads a data file at run time.
+//! historically checked reconstruction within the series' bounds the rule sheet gives; set sizes
+//! differ, as the sheet implies. Generated once from Parlour's reconstruction and checked in as
+//! source: nothing reads a data file at run time.
 
 /// One reign: a set of cards whose first card is its Crown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

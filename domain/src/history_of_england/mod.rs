@@ -559,31 +559,24 @@ impl HistoryOfEngland {
     /// Ends the turn after a refusal (or a pass): the top card of the pool, the turn to the
     /// left, and the hands laid open when the finishing round is done.
     fn end_turn(state: &State, seat: u8, events: &mut Vec<Event>) {
-        let mut pool_left = state.pool_left();
-        let mut drawn = None;
-        if pool_left > 0 {
-            let card = state.pack().card(state.pool[usize::from(state.pool_top)]);
+        if state.pool_left() > 0 {
             events.push(Event::Drew {
                 seat: Seat(seat),
-                card,
+                card: state.pack().card(state.pool[usize::from(state.pool_top)]),
             });
-            drawn = Some(card);
-            pool_left -= 1;
         }
         events.push(Event::TurnEnded {
             seat: Seat(seat),
             next: Seat(seat).left(state.n()),
         });
+        // The hands go face up once the pool is empty and the round in progress is complete,
+        // as they stand after this turn (a forfeit or a draw included).
+        let after = events.iter().fold(state.clone(), Self::evolve);
         let n = state.players as u16;
-        if !state.exposed() && state.turns_left_after(seat, pool_left) == Some(n * n) {
-            // The pool's last card went this turn or earlier and the round is complete.
-            let mut hands: Vec<Vec<Card>> = (0..state.players)
-                .map(|s| state.pack().cards(state.hand(s)))
+        if after.stage == Stage::FinishingRound && after.turns_left == n * n {
+            let hands = (0..state.players)
+                .map(|s| after.pack().cards(after.hand(s)))
                 .collect();
-            if let Some(card) = drawn {
-                hands[usize::from(seat)].push(card);
-                hands[usize::from(seat)].sort();
-            }
             events.push(Event::HandsExposed { hands });
         }
     }

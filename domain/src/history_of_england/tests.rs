@@ -89,9 +89,7 @@ fn chance() -> Chance {
 fn play(state: &State, seat: u8, action: Value) -> Result<(State, Vec<Event>), RuleError> {
     let action: Action = serde_json::from_value(action).expect("an action");
     let events = HistoryOfEngland::decide(state, Seat(seat), &action, &mut chance())?;
-    let next = events
-        .iter()
-        .fold(state.clone(), HistoryOfEngland::evolve);
+    let next = events.iter().fold(state.clone(), HistoryOfEngland::evolve);
     HistoryOfEngland::check_invariants(&next).expect("invariants");
     Ok((next, events))
 }
@@ -928,6 +926,30 @@ fn when_the_last_card_ends_a_round_the_hands_go_face_up_at_once() {
 }
 
 #[test]
+fn the_exposure_lays_every_hand_face_up_as_it_stands() {
+    let mut state = table(&[&[], &[], &[]], &[]);
+    loop {
+        let (next, events) = refused_turn(&state);
+        if let Some(Event::HandsExposed { hands }) = events.last() {
+            for (seat, hand) in hands.iter().enumerate() {
+                assert_eq!(*hand, Pack::of(1).cards(next.hand(seat as u8)));
+            }
+            let seen = HistoryOfEngland::redact(events.last().expect("event"), Viewer::Spectator);
+            assert_eq!(seen["hands"].as_array().map(Vec::len), Some(3));
+            let view = HistoryOfEngland::view(&next, Viewer::Spectator);
+            assert_eq!(view.seats[0]["hand"], json!(Pack::of(1).ids(next.hand(0))));
+            assert_eq!(view.public["hands_exposed"], json!(true));
+            break;
+        }
+        assert_eq!(
+            HistoryOfEngland::view(&next, Viewer::Spectator).seats[0].get("hand"),
+            None
+        );
+        state = next;
+    }
+}
+
+#[test]
 fn face_up_hands_are_seen_by_everyone_and_so_is_every_later_show_and_forfeit() {
     let players = 3;
     let mut state = table(
@@ -994,7 +1016,9 @@ fn the_most_cards_in_completed_sets_wins_scoring_a_point_a_card() {
     let winners: Vec<u8> = (0..3).filter(|s| own(*s) == best).collect();
     assert_eq!(result["winners"], json!(winners));
     assert_eq!(
-        result["completed_sets"][1].as_array().map(|a| !a.is_empty()),
+        result["completed_sets"][1]
+            .as_array()
+            .map(|a| !a.is_empty()),
         Some(true)
     );
 }
