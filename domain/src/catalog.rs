@@ -2,15 +2,17 @@
 
 use crate::british_birds::BritishBirds;
 use crate::engine::{Engine, EngineOf};
+use crate::history_of_england::HistoryOfEngland;
 use crate::trio::{CarGame, GirlGame};
 
 static GIRL: EngineOf<GirlGame> = EngineOf::new();
 static CAR: EngineOf<CarGame> = EngineOf::new();
 static BRITISH_BIRDS: EngineOf<BritishBirds> = EngineOf::new();
+static HISTORY_OF_ENGLAND: EngineOf<HistoryOfEngland> = EngineOf::new();
 
 /// Every game offered, in catalogue order.
 pub fn engines() -> Vec<&'static dyn Engine> {
-    vec![&GIRL, &CAR, &BRITISH_BIRDS]
+    vec![&GIRL, &CAR, &BRITISH_BIRDS, &HISTORY_OF_ENGLAND]
 }
 
 /// The game with this id (`girl`, `car`, ...), if Parlour offers it.

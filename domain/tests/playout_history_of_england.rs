@@ -1,0 +1,48 @@
+//! The shared random-playout check for History of England: every series, 3 to 8 players.
+//!
+//! The check looks at every seat's view after every event, which is slow in a debug build, so
+//! the default run plays a few games of each kind; `soak` plays 200 of each (run it with
+//! `cargo test --release -p parlour-domain --test playout_history_of_england -- --ignored`).
+
+use parlour_domain::game::{Player, Setup};
+use parlour_domain::history_of_england::{HistoryOfEngland, Options};
+use parlour_domain::playout::random_playout;
+
+fn setup(players: usize, series: u8) -> Setup<Options> {
+    Setup {
+        players: (0..players)
+            .map(|i| Player {
+                name: format!("player {i}"),
+            })
+            .collect(),
+        options: Options { series },
+    }
+}
+
+/// Plays `seeds` random games of every series at every table size.
+fn play_every_kind(seeds: u64) {
+    for series in 1..=3 {
+        for players in 3..=8 {
+            let setup = setup(players, series);
+            for seed in 0..seeds {
+                let seed = seed + 1000 * u64::from(series) + 100_000 * players as u64;
+                // The longest game: 45 turns drawing, then 7 + 64 without the pool, each turn
+                // at most one ask per card in the pack.
+                if let Err(broken) = random_playout::<HistoryOfEngland>(&setup, seed, 20_000) {
+                    panic!("series {series}, {players} players, seed {seed}: {broken}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn random_games_of_every_series_and_table_size_end_cleanly() {
+    play_every_kind(3);
+}
+
+#[test]
+#[ignore = "slow: run in release"]
+fn soak() {
+    play_every_kind(200);
+}
