@@ -1,10 +1,13 @@
 //! The games Parlour offers, by their stable ids.
 
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineOf};
+use crate::googly::Googly;
+
+static GOOGLY: EngineOf<Googly> = EngineOf::new();
 
 /// Every game offered, in catalogue order.
 pub fn engines() -> Vec<&'static dyn Engine> {
-    vec![]
+    vec![&GOOGLY]
 }
 
 /// The game with this id (`girl`, `car`, ...), if Parlour offers it.

@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod chance;
 pub mod engine;
 pub mod game;
+pub mod googly;
 pub mod playout;
 
 pub use chance::{Chance, Seed, Shuffled};

@@ -1,0 +1,60 @@
+//! The shared random-playout check over every GOOGLY variant.
+
+use parlour_domain::game::{Player, Setup};
+use parlour_domain::googly::{Googly, Options, Variant};
+use parlour_domain::playout::random_playout;
+
+fn setup(players: usize, variant: Option<Variant>) -> Setup<Options> {
+    Setup {
+        players: (0..players)
+            .map(|i| Player {
+                name: format!("p{i}"),
+            })
+            .collect(),
+        options: Options {
+            variant,
+            ..Options::default()
+        },
+    }
+}
+
+fn run(players: usize, variant: Option<Variant>, seeds: u64) {
+    let setup = setup(players, variant);
+    for seed in 0..seeds {
+        if let Err(e) = random_playout::<Googly>(&setup, seed, 5_000) {
+            panic!("{players} players, {variant:?}, seed {seed}: {e}");
+        }
+    }
+}
+
+#[test]
+fn patience_plays_out() {
+    run(1, None, 200);
+}
+
+#[test]
+fn two_player_plays_out() {
+    run(2, None, 200);
+}
+
+#[test]
+fn three_player_plays_out() {
+    run(3, None, 200);
+}
+
+#[test]
+fn team_plays_out_with_four_players() {
+    run(4, None, 150);
+}
+
+#[test]
+fn team_plays_out_with_two_and_with_twenty_two_players() {
+    run(2, Some(Variant::Team), 60);
+    run(22, Some(Variant::Team), 40);
+    run(5, Some(Variant::Team), 60);
+}
+
+#[test]
+fn patience_with_watchers_plays_out() {
+    run(3, Some(Variant::Patience), 60);
+}
