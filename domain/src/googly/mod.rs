@@ -160,6 +160,10 @@ pub struct Match {
     pub seats: usize,
     /// The two sides, in the order given.
     pub teams: [Team; 2],
+    /// Each seat's sides and players as the view shows them, built once.
+    roles: Vec<Value>,
+    /// The sides as the view shows them, built once.
+    teams_view: Value,
 }
 
 impl Match {
@@ -235,16 +239,27 @@ impl Match {
             });
         }
         if teams[0].name == teams[1].name {
-            return Err(SetupError::Options("the two sides need different names".into()));
+            return Err(SetupError::Options(
+                "the two sides need different names".into(),
+            ));
         }
         let second = teams.pop();
         let first = teams.pop();
         match (first, second) {
-            (Some(first), Some(second)) => Ok(Match {
-                variant,
-                seats,
-                teams: [first, second],
-            }),
+            (Some(first), Some(second)) => {
+                let teams = [first, second];
+                let roles = Seat::all(seats)
+                    .map(|seat| scoresheet::seat_roles(&teams, seat))
+                    .collect();
+                let teams_view = scoresheet::teams_view(&teams);
+                Ok(Match {
+                    variant,
+                    seats,
+                    teams,
+                    roles,
+                    teams_view,
+                })
+            }
             _ => Err(SetupError::Options("a match is between two sides".into())),
         }
     }
@@ -836,7 +851,11 @@ impl State {
 
     fn default_order(&self, side: u8) -> [u8; ELEVEN] {
         let before = &self.innings[..usize::from(self.innings_count.max(1) - 1)];
-        match before.iter().rev().find(|i| i.batting == side && i.order_set) {
+        match before
+            .iter()
+            .rev()
+            .find(|i| i.batting == side && i.order_set)
+        {
             Some(innings) => innings.order,
             None => std::array::from_fn(|i| i as u8),
         }
@@ -867,7 +886,10 @@ impl State {
 
     fn names(&self, side: u8, players: &[u8]) -> Vec<String> {
         let team = self.game.team(side);
-        players.iter().map(|&p| team.player(p).to_string()).collect()
+        players
+            .iter()
+            .map(|&p| team.player(p).to_string())
+            .collect()
     }
 
     /// The defaults for the decisions `seat` faces now; `bowling` says whether the choice of
@@ -875,10 +897,12 @@ impl State {
     fn defaults(&self, seat: Seat, bowling: bool, others: bool) -> Vec<Event> {
         let mut events = Vec::new();
         match self.due() {
-            Due::Elect(side) if others && self.captain(side) == seat => events.push(Event::Elected {
-                side,
-                to: Choice::Bat,
-            }),
+            Due::Elect(side) if others && self.captain(side) == seat => {
+                events.push(Event::Elected {
+                    side,
+                    to: Choice::Bat,
+                })
+            }
             Due::Setup { order, openers } if others => {
                 if let Some(side) = order.filter(|&s| self.captain(s) == seat) {
                     events.push(Event::BattingOrder {
@@ -911,7 +935,11 @@ impl State {
             }
             Due::Bowler(side) if bowling && self.captain(side) == seat => {
                 events.push(Event::Bowler {
-                    name: self.game.team(side).player(self.default_bowler()).to_string(),
+                    name: self
+                        .game
+                        .team(side)
+                        .player(self.default_bowler())
+                        .to_string(),
                 })
             }
             _ => {}
@@ -1200,10 +1228,10 @@ impl State {
         self.bowler_before = self.last_bowler;
         self.last_bowler = self.bowler;
         self.bowler = (self.overs_done == 1).then_some(self.current().openers[1]);
-        if self.overs_done % BATTING_SHUFFLE_OVERS == 0 {
+        if self.overs_done.is_multiple_of(BATTING_SHUFFLE_OVERS) {
             self.shuffles_due |= BATTING;
         }
-        if self.overs_done % BOWLING_SHUFFLE_OVERS == 0 {
+        if self.overs_done.is_multiple_of(BOWLING_SHUFFLE_OVERS) {
             self.shuffles_due |= BOWLING;
         }
         if self.match_overs >= self.limit {
@@ -1319,7 +1347,9 @@ impl State {
         match action {
             Action::Elect { to } => match due {
                 Due::Elect(side) if captain_of(side) => Ok(vec![Event::Elected { side, to: *to }]),
-                _ => Err(RuleError::NotNow("only the toss winner's captain chooses, once")),
+                _ => Err(RuleError::NotNow(
+                    "only the toss winner's captain chooses, once",
+                )),
             },
             Action::BattingOrder { order } => match due {
                 Due::Setup {
@@ -1383,21 +1413,19 @@ impl State {
                 )),
             },
             Action::Play => match due {
-                Due::Ball if self.striker_seat() == seat => {
-                    self.next_ball().map(|e| vec![e]).ok_or(RuleError::NotNow(
-                        "the batting cards are being shuffled",
-                    ))
-                }
+                Due::Ball if self.striker_seat() == seat => self
+                    .next_ball()
+                    .map(|e| vec![e])
+                    .ok_or(RuleError::NotNow("the batting cards are being shuffled")),
                 _ => Err(RuleError::NotNow(
                     "only the striker's player turns up the next batting card",
                 )),
             },
             Action::Bowl => match due {
-                Due::Appeal if self.bowler_seat() == Some(seat) => {
-                    self.next_verdict().map(|e| vec![e]).ok_or(RuleError::NotNow(
-                        "the bowling cards are being shuffled",
-                    ))
-                }
+                Due::Appeal if self.bowler_seat() == Some(seat) => self
+                    .next_verdict()
+                    .map(|e| vec![e])
+                    .ok_or(RuleError::NotNow("the bowling cards are being shuffled")),
                 _ => Err(RuleError::NotNow(
                     "the bowler of the over turns up a card only after a \"How's That\"",
                 )),
@@ -1412,9 +1440,9 @@ impl State {
                 )),
             },
             Action::FollowOn { enforce } => match due {
-                Due::FollowOn(side) if captain_of(side) => Ok(vec![Event::FollowOn {
-                    enforced: *enforce,
-                }]),
+                Due::FollowOn(side) if captain_of(side) => {
+                    Ok(vec![Event::FollowOn { enforced: *enforce }])
+                }
                 _ => Err(RuleError::NotNow(
                     "the follow-on is decided after the second innings, by the side batting first",
                 )),
@@ -1619,7 +1647,9 @@ impl Game for Googly {
                 }
                 if let Some(side) = openers.filter(|&s| captain_of(s)) {
                     let names = &state.game.team(side).players;
-                    actions.push(json!({"type": "opening_bowlers", "bowlers": {"choose": 2, "from": names}}));
+                    actions.push(
+                        json!({"type": "opening_bowlers", "bowlers": {"choose": 2, "from": names}}),
+                    );
                 }
                 actions.push(json!({"type": "accept_defaults"}));
             }
@@ -1672,10 +1702,7 @@ impl Game for Googly {
         };
         if let (Some((stream, size)), Value::Object(map)) = (size, &mut value) {
             // Only the order of the packs is hidden: everyone sees that a shuffle happened.
-            map.insert(
-                "shuffled".into(),
-                json!({"stream": stream, "size": size}),
-            );
+            map.insert("shuffled".into(), json!({"stream": stream, "size": size}));
         }
         value
     }
@@ -1721,8 +1748,9 @@ impl Game for Googly {
     fn export(state: &State, format: &str) -> Option<Value> {
         match format {
             "cricsheet" => Some(cricsheet::export(state)),
-            "record" => stats::MatchRecord::of(state)
-                .and_then(|record| serde_json::to_value(record).ok()),
+            "record" => {
+                stats::MatchRecord::of(state).and_then(|record| serde_json::to_value(record).ok())
+            }
             _ => None,
         }
     }

@@ -383,8 +383,14 @@ mod tests {
             .count();
         assert_eq!(outs, 36);
         assert_eq!(run_outs, 4);
-        assert_eq!(verdicts.iter().filter(|v| **v == Verdict::NotOut).count(), 7);
-        assert_eq!(verdicts.iter().filter(|v| **v == Verdict::LegBye).count(), 7);
+        assert_eq!(
+            verdicts.iter().filter(|v| **v == Verdict::NotOut).count(),
+            7
+        );
+        assert_eq!(
+            verdicts.iter().filter(|v| **v == Verdict::LegBye).count(),
+            7
+        );
     }
 
     #[test]

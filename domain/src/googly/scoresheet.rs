@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 
 use super::pack::{Dismissal, Stroke, Verdict};
 use super::{
-    Choice, Delivery, Due, Margin, MatchResult, Phase, State, ALL_OUT, BALLS_PER_OVER, ELEVEN,
-    OVERS_PER_DAY,
+    Choice, Delivery, Due, Margin, MatchResult, Phase, State, Team, ALL_OUT, BALLS_PER_OVER,
+    ELEVEN, OVERS_PER_DAY,
 };
 use crate::game::{Seat, View, Viewer};
 
@@ -415,7 +415,10 @@ impl InningsCard {
                 self.total, self.wickets, self.overs
             )
         } else {
-            format!("{}/{} ({} {over_word})", self.total, self.wickets, self.overs)
+            format!(
+                "{}/{} ({} {over_word})",
+                self.total, self.wickets, self.overs
+            )
         }
     }
 }
@@ -532,12 +535,19 @@ impl Scorecard {
         for card in &self.innings {
             out.push('\n');
             out.push_str(&format!("{}\n{rule}\n", card.title()));
-            out.push_str(&format!("{:<22} {:<26} {:>5} {:>4}\n", "Batsman", "", "R", "B"));
+            out.push_str(&format!(
+                "{:<22} {:<26} {:>5} {:>4}\n",
+                "Batsman", "", "R", "B"
+            ));
             for line in &card.batting {
                 if line.how_out.status == "did not bat" {
                     continue;
                 }
-                let star = if line.how_out.status == "out" { "" } else { "*" };
+                let star = if line.how_out.status == "out" {
+                    ""
+                } else {
+                    "*"
+                };
                 out.push_str(&format!(
                     "{:<22} {:<26} {:>5} {:>4}\n",
                     line.name,
@@ -558,9 +568,17 @@ impl Scorecard {
                 format!("(lb {})", card.leg_byes),
                 card.extras
             ));
-            out.push_str(&format!("{:<49} {:>5}\n", format!("Total  {}", card.score()), card.total));
+            out.push_str(&format!(
+                "{:<49} {:>5}\n",
+                format!("Total  {}", card.score()),
+                card.total
+            ));
             if !dnb.is_empty() {
-                let word = if card.closed { "Did not bat" } else { "Yet to bat" };
+                let word = if card.closed {
+                    "Did not bat"
+                } else {
+                    "Yet to bat"
+                };
                 out.push_str(&format!("{word}: {}\n", dnb.join(", ")));
             }
             if !card.fall_of_wickets.is_empty() {
@@ -652,33 +670,87 @@ fn waiting_for(state: &State) -> Value {
     json!({"decision": decision, "seats": state.seats_to_act()})
 }
 
+/// A seat's sides and the players it plays (built once per match).
+pub(crate) fn seat_roles(teams: &[Team; 2], seat: Seat) -> Value {
+    let sides: Vec<Value> = (0..2u8)
+        .filter(|&s| teams[usize::from(s)].seats.contains(&seat))
+        .map(|s| {
+            let team = &teams[usize::from(s)];
+            let plays: Vec<&str> = (0..ELEVEN as u8)
+                .filter(|&p| team.owner(p) == seat)
+                .map(|p| team.player(p))
+                .collect();
+            json!({"side": s, "team": team.name, "captain": team.captain() == seat, "players": plays})
+        })
+        .collect();
+    json!({
+        "role": if sides.is_empty() { "scorer" } else { "player" },
+        "sides": sides,
+    })
+}
+
+/// The two sides as the view shows them (built once per match).
+pub(crate) fn teams_view(teams: &[Team; 2]) -> Value {
+    Value::Array(
+        teams
+            .iter()
+            .map(|t| json!({"name": t.name, "players": t.players, "seats": t.seats, "captain": t.captain()}))
+            .collect(),
+    )
+}
+
+/// The two batsmen's runs and balls and the bowler's figures in the live innings, in one pass.
+/// Runs and balls of the two batsmen at the crease; balls, maidens, runs and wickets of the
+/// bowler of the over.
+type LiveFigures = ([(u16, u16); 2], (u16, u16, u16, u16));
+
+fn live_figures(state: &State, i: usize) -> LiveFigures {
+    let pair = state.crease;
+    let mut batsmen = [(0u16, 0u16); 2];
+    let (mut balls, mut maidens, mut runs, mut wickets, mut over_runs) = (0u16, 0, 0, 0, 0u16);
+    let bowler = state.bowler;
+    for (j, d) in state.innings_deliveries(i).iter().enumerate() {
+        for (k, p) in pair.iter().enumerate() {
+            if d.batter == *p {
+                batsmen[k].0 += d.batter_runs();
+                batsmen[k].1 += 1;
+            }
+        }
+        if Some(d.bowler) == bowler {
+            balls += 1;
+            runs += d.batter_runs();
+            over_runs += d.batter_runs();
+            wickets += u16::from(d.dismissal().is_some_and(|how| how.to_bowler()));
+            if j % usize::from(BALLS_PER_OVER) == usize::from(BALLS_PER_OVER) - 1 {
+                maidens += u16::from(over_runs == 0);
+                over_runs = 0;
+            }
+        } else {
+            over_runs = 0;
+        }
+    }
+    (batsmen, (balls, maidens, runs, wickets))
+}
+
 /// What `viewer` sees: everything but the packs' order is public.
 pub(crate) fn view(state: &State, viewer: Viewer) -> View {
     let game = state.game();
     let seats: Vec<Value> = Seat::all(game.seats)
         .map(|seat| {
-            let sides: Vec<Value> = (0..2u8)
-                .filter(|&s| game.team(s).seats.contains(&seat))
-                .map(|s| {
-                    let team = game.team(s);
-                    let plays: Vec<&str> = (0..ELEVEN as u8)
-                        .filter(|&p| team.owner(p) == seat)
-                        .map(|p| team.player(p))
-                        .collect();
-                    json!({"side": s, "team": team.name, "captain": team.captain() == seat, "players": plays})
-                })
-                .collect();
             let b = super::bit(seat);
-            json!({
-                "sides": sides,
-                "role": if sides.is_empty() { "scorer" } else { "player" },
-                "playing_on": state.plays_on(seat),
-                "preferences": {
-                    "auto_bowl": state.auto_bowl & b != 0,
-                    "accept_defaults": state.accept_defaults & b != 0,
-                    "keep_playing_on": state.keep_playing_on & b != 0,
-                },
-            })
+            let mut entry = game.roles.get(seat.index()).cloned().unwrap_or(Value::Null);
+            if let Value::Object(map) = &mut entry {
+                map.insert("playing_on".into(), json!(state.plays_on(seat)));
+                map.insert(
+                    "preferences".into(),
+                    json!({
+                        "auto_bowl": state.auto_bowl & b != 0,
+                        "accept_defaults": state.accept_defaults & b != 0,
+                        "keep_playing_on": state.keep_playing_on & b != 0,
+                    }),
+                );
+            }
+            entry
         })
         .collect();
 
@@ -700,25 +772,21 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
 
     let current = match state.innings().len().checked_sub(1) {
         Some(i) if state.phase == Phase::Play => {
-            let card = InningsCard::of(state, i);
+            let (pair, figures) = live_figures(state, i);
             let bat = game.team(state.batting_side());
             let bowl = game.team(state.fielding_side());
-            let line = |player: u8| {
-                let name = bat.player(player);
-                let (runs, balls) = card
-                    .as_ref()
-                    .and_then(|c| c.batting.iter().find(|l| l.name == name))
-                    .map(|l| (l.runs, l.balls))
-                    .unwrap_or((0, 0));
-                json!({"name": name, "runs": runs, "balls": balls, "seat": bat.owner(player)})
+            let line = |k: usize| {
+                let player = state.crease[k];
+                json!({"name": bat.player(player), "runs": pair[k].0, "balls": pair[k].1, "seat": bat.owner(player)})
             };
+            let striker = usize::from(state.striker);
             let bowler = state.bowler.map(|b| {
-                let name = bowl.player(b);
-                let figures = card
-                    .as_ref()
-                    .and_then(|c| c.bowling.iter().find(|l| l.name == name))
-                    .map(|l| json!({"overs": l.overs, "maidens": l.maidens, "runs": l.runs, "wickets": l.wickets}));
-                json!({"name": name, "seat": bowl.owner(b), "figures": figures})
+                let (balls, maidens, runs, wickets) = figures;
+                json!({
+                    "name": bowl.player(b),
+                    "seat": bowl.owner(b),
+                    "figures": {"overs": overs(balls), "maidens": maidens, "runs": runs, "wickets": wickets},
+                })
             });
             let balls = state.innings_deliveries(i);
             let in_over = usize::from(state.over_balls);
@@ -727,8 +795,8 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
                 .map(|d| delivery_json(state, i, d))
                 .collect();
             json!({
-                "striker": line(state.crease[usize::from(state.striker)]),
-                "non_striker": line(state.crease[usize::from(1 - state.striker)]),
+                "striker": line(striker),
+                "non_striker": line(1 - striker),
                 "bowler": bowler,
                 "last_bowler": state.last_bowler.map(|b| bowl.player(b)),
                 "over": state.overs_done + 1,
@@ -770,9 +838,7 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
     };
     let public = json!({
         "variant": game.variant,
-        "teams": game.teams.iter().map(|t| json!({
-            "name": t.name, "players": t.players, "seats": t.seats, "captain": t.captain(),
-        })).collect::<Vec<_>>(),
+        "teams": game.teams_view.clone(),
         "toss": state.toss().map(|(side, choice)| json!({"winner": game.team(side).name, "side": side, "elected": choice})),
         "waiting_for": waiting_for(state),
         "innings": innings,
