@@ -33,30 +33,30 @@ fn run(players: usize, variant: Option<Variant>, seeds: u64) {
 
 #[test]
 fn patience_plays_out() {
-    run(1, None, 40);
-    run(3, Some(Variant::Patience), 8);
+    run(1, None, 25);
+    run(3, Some(Variant::Patience), 5);
 }
 
 #[test]
 fn two_player_plays_out() {
-    run(2, None, 40);
+    run(2, None, 25);
 }
 
 #[test]
 fn three_player_plays_out() {
-    run(3, None, 30);
+    run(3, None, 15);
 }
 
 #[test]
 fn team_plays_out_with_four_players() {
-    run(4, None, 30);
+    run(4, None, 20);
 }
 
 #[test]
 fn team_plays_out_with_two_five_and_twenty_two_players() {
-    run(2, Some(Variant::Team), 10);
-    run(5, Some(Variant::Team), 10);
-    run(22, Some(Variant::Team), 3);
+    run(2, Some(Variant::Team), 6);
+    run(5, Some(Variant::Team), 6);
+    run(22, Some(Variant::Team), 2);
 }
 
 #[test]

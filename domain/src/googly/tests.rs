@@ -1375,10 +1375,21 @@ fn check_scorecard(state: &State) {
 
 #[test]
 fn scorecards_and_exports_keep_their_invariants_over_many_random_matches() {
+    random_matches_keep_their_invariants(240);
+}
+
+/// Thousands of matches: `cargo test --release -p parlour-domain -- --ignored thousands`.
+#[test]
+#[ignore]
+fn scorecards_keep_their_invariants_over_thousands_of_random_matches() {
+    random_matches_keep_their_invariants(4000);
+}
+
+fn random_matches_keep_their_invariants(matches: u64) {
     let mut results = std::collections::BTreeMap::new();
     let mut follow_ons = 0;
     let mut extra_time = 0;
-    for seed in 0..600 {
+    for seed in 0..matches {
         let (players, variant) = match seed % 4 {
             0 => (1, None),
             1 => (2, None),
