@@ -1489,6 +1489,8 @@ impl State {
                     accept_defaults: accept_defaults.unwrap_or(self.accept_defaults & b != 0),
                     keep_playing_on: keep_playing_on.unwrap_or(self.keep_playing_on & b != 0),
                     declare_at_lead: match declare_at_lead {
+                        // Only a captain can declare, so only a captain keeps the instruction.
+                        _ if self.game.captained_by(seat).next().is_none() => None,
                         Some(0) => None,
                         Some(lead) => Some(*lead),
                         None => current_lead,

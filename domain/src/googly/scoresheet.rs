@@ -129,6 +129,8 @@ pub struct InningsCard {
     pub declared: bool,
     /// Whether it is over.
     pub closed: bool,
+    /// Whether it is being played now (not closed and the match not over).
+    pub in_progress: bool,
     /// The fall of wickets.
     pub fall_of_wickets: Vec<Fall>,
     /// The bowling analysis, in the order the bowlers came on.
@@ -189,7 +191,7 @@ impl InningsCard {
         let bat = game.team(innings.batting);
         let bowl = game.team(1 - innings.batting);
         let balls = state.innings_deliveries(i);
-        let live = i + 1 == state.innings().len() && !innings.closed;
+        let live = i + 1 == state.innings().len() && !innings.closed && state.result().is_none();
 
         let mut runs = [0u16; ELEVEN];
         let mut faced = [0u16; ELEVEN];
@@ -374,6 +376,7 @@ impl InningsCard {
             overs: overs(innings.balls),
             declared: innings.declared,
             closed: innings.closed,
+            in_progress: live,
             fall_of_wickets: fall,
             bowling: bowlers
                 .into_iter()
@@ -605,11 +608,12 @@ impl Scorecard {
                 out.push_str("\nPartnerships\n");
                 for p in &card.partnerships {
                     out.push_str(&format!(
-                        "{:>5} wkt {:>4}{} ({} balls) {} & {}\n",
+                        "{:>5} wkt {:>4}{} ({} ball{}) {} & {}\n",
                         ordinal(p.wicket),
                         p.runs,
                         if p.unbroken { "*" } else { " " },
                         p.balls,
+                        if p.balls == 1 { "" } else { "s" },
                         p.batters[0],
                         p.batters[1]
                     ));

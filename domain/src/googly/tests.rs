@@ -1452,3 +1452,15 @@ fn a_how_s_that_card_scores_nothing() {
     assert_eq!(BatCard(40).stroke(), Stroke::HowsThat);
     assert_eq!(BatCard(40).runs(), 0);
 }
+
+/// Prints a random match's scorecard: `cargo test -p parlour-domain -- --ignored print_a_scorecard --nocapture`.
+#[test]
+#[ignore]
+fn print_a_scorecard() {
+    let state = random_match(2, None, 11, 100_000);
+    println!("{}", Googly::scoresheet(&state).unwrap().text);
+    println!(
+        "{}",
+        serde_json::to_string(&Googly::export(&state, "cricsheet").unwrap()["info"]).unwrap()
+    );
+}
