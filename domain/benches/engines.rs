@@ -10,7 +10,11 @@ use rand_core::{RngCore, SeedableRng};
 use serde_json::json;
 
 fn players(n: usize) -> Vec<Player> {
-    (0..n).map(|i| Player { name: format!("P{i}") }).collect()
+    (0..n)
+        .map(|i| Player {
+            name: format!("P{i}"),
+        })
+        .collect()
 }
 
 /// Plays one random game through the JSON edge, as the server does; returns its log.
@@ -28,8 +32,15 @@ fn random_game(engine: &dyn Engine, n: usize, seed: u64) -> Vec<Recorded> {
         let to_act = table.to_act();
         let seat: Seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
         let offered = table.legal_actions(seat);
-        let body = instantiate(&offered[(rng.next_u64() % offered.len() as u64) as usize], &mut rng);
-        let decision = match table.decide(seat, &body, &mut Chance::new(game_seed, log.len() as u64 + 1)) {
+        let body = instantiate(
+            &offered[(rng.next_u64() % offered.len() as u64) as usize],
+            &mut rng,
+        );
+        let decision = match table.decide(
+            seat,
+            &body,
+            &mut Chance::new(game_seed, log.len() as u64 + 1),
+        ) {
             Ok(decision) => decision,
             Err(e) => panic!("legal move refused: {e}"),
         };

@@ -2,6 +2,7 @@
 
 use crate::british_birds::BritishBirds;
 use crate::engine::{Engine, EngineOf};
+use crate::googly::Googly;
 use crate::history_of_england::HistoryOfEngland;
 use crate::trio::{CarGame, GirlGame};
 
@@ -9,10 +10,11 @@ static GIRL: EngineOf<GirlGame> = EngineOf::new();
 static CAR: EngineOf<CarGame> = EngineOf::new();
 static BRITISH_BIRDS: EngineOf<BritishBirds> = EngineOf::new();
 static HISTORY_OF_ENGLAND: EngineOf<HistoryOfEngland> = EngineOf::new();
+static GOOGLY: EngineOf<Googly> = EngineOf::new();
 
 /// Every game offered, in catalogue order.
 pub fn engines() -> Vec<&'static dyn Engine> {
-    vec![&GIRL, &CAR, &BRITISH_BIRDS, &HISTORY_OF_ENGLAND]
+    vec![&GIRL, &CAR, &BRITISH_BIRDS, &HISTORY_OF_ENGLAND, &GOOGLY]
 }
 
 /// The game with this id (`girl`, `car`, ...), if Parlour offers it.

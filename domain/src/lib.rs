@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod chance;
 pub mod engine;
 pub mod game;
+pub mod googly;
 pub mod history_of_england;
 pub mod playout;
 pub mod trio;

@@ -18,8 +18,9 @@ async fn the_served_openapi_document_is_the_committed_one() {
     let (status, served) = app.get("/openapi.json", None).await;
     assert_eq!(status, StatusCode::OK);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
-    let committed: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("openapi/openapi.json"))
-        .expect("openapi/openapi.json is JSON");
+    let committed: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("openapi/openapi.json"))
+            .expect("openapi/openapi.json is JSON");
     assert!(
         served == committed,
         "openapi/openapi.json is out of date: run `cargo run -p parlour -- openapi > openapi/openapi.json`"
@@ -33,9 +34,15 @@ async fn every_endpoint_documents_its_error_responses() {
     for (path, operations) in spec["paths"].as_object().expect("paths") {
         for (method, operation) in operations.as_object().expect("operations") {
             let responses = operation["responses"].as_object().expect("responses");
-            assert!(responses.keys().any(|s| s.starts_with('2')), "{method} {path} has no success response");
+            assert!(
+                responses.keys().any(|s| s.starts_with('2')),
+                "{method} {path} has no success response"
+            );
             if path.starts_with("/v1/games/") || path == "/v1/catalog/{game}" {
-                assert!(responses.contains_key("404"), "{method} {path} does not document 404");
+                assert!(
+                    responses.contains_key("404"),
+                    "{method} {path} does not document 404"
+                );
             }
         }
     }
@@ -44,7 +51,11 @@ async fn every_endpoint_documents_its_error_responses() {
 #[tokio::test]
 async fn the_docs_page_and_its_assets_are_served_without_a_network() {
     let app = spawn_app(Backend::Sqlite).await;
-    for path in ["/docs", "/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"] {
+    for path in [
+        "/docs",
+        "/docs/swagger-ui-bundle.js",
+        "/docs/swagger-ui.css",
+    ] {
         let res = app.request(reqwest::Method::GET, path, None, None).await;
         assert_eq!(res.status(), StatusCode::OK, "{path}");
         assert!(!res.bytes().await.expect("body").is_empty());
@@ -57,7 +68,10 @@ async fn problem_types_are_described_at_their_uri() {
     let (status, body) = app.get("/problems/not-your-move", None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], 409);
-    assert_eq!(app.get("/problems/no-such-thing", None).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.get("/problems/no-such-thing", None).await.0,
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[tokio::test]
@@ -65,21 +79,38 @@ async fn the_catalogue_lists_the_games_and_every_card_has_a_unique_id() {
     let app = spawn_app(Backend::Sqlite).await;
     let (status, catalog) = app.get("/v1/catalog", None).await;
     assert_eq!(status, StatusCode::OK);
-    let games: Vec<&str> = catalog["games"].as_array().expect("games").iter().map(|g| g["id"].as_str().expect("id")).collect();
+    let games: Vec<&str> = catalog["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|g| g["id"].as_str().expect("id"))
+        .collect();
     for expected in ["girl", "car"] {
-        assert!(games.contains(&expected), "{expected} missing from {games:?}");
+        assert!(
+            games.contains(&expected),
+            "{expected} missing from {games:?}"
+        );
     }
     for game in games {
         let (status, entry) = app.get(&format!("/v1/catalog/{game}"), None).await;
         assert_eq!(status, StatusCode::OK);
         let cards = entry["cards"].as_array().expect("cards");
-        let mut ids: Vec<&str> = cards.iter().map(|c| c["id"].as_str().expect("card id")).collect();
+        let mut ids: Vec<&str> = cards
+            .iter()
+            .map(|c| c["id"].as_str().expect("card id"))
+            .collect();
         let count = ids.len();
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), count, "{game} has duplicate card ids");
-        assert!(cards.iter().all(|c| c["name"].is_string()), "{game}: every card has a name");
+        assert!(
+            cards.iter().all(|c| c["name"].is_string()),
+            "{game}: every card has a name"
+        );
         assert!(entry["min_players"].as_u64() <= entry["max_players"].as_u64());
     }
-    assert_eq!(app.get("/v1/catalog/chess", None).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.get("/v1/catalog/chess", None).await.0,
+        StatusCode::NOT_FOUND
+    );
 }

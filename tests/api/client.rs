@@ -34,13 +34,23 @@ fn seed_hex(seed: u64) -> String {
 }
 
 /// Plays one random game to the end over HTTP with one token per seat.
-pub async fn play_random_game(app: &TestApp, game: &str, players: usize, options: Value, seed: u64, watch: Watch, max_moves: usize) -> Played {
+pub async fn play_random_game(
+    app: &TestApp,
+    game: &str,
+    players: usize,
+    options: Value,
+    seed: u64,
+    watch: Watch,
+    max_moves: usize,
+) -> Played {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (status, catalog) = app.get(&format!("/v1/catalog/{game}"), None).await;
     assert_eq!(status, StatusCode::OK);
     let ids = card_ids(&catalog["cards"]);
     assert!(!ids.is_empty(), "{game} has no cards in its catalogue");
-    let (id, tokens) = app.create_game(game, players, Some(&seed_hex(seed)), options).await;
+    let (id, tokens) = app
+        .create_game(game, players, Some(&seed_hex(seed)), options)
+        .await;
 
     // What each seat has legitimately held or been shown, and each viewer's log so far.
     let mut known: Vec<BTreeSet<String>> = vec![BTreeSet::new(); players];
@@ -55,21 +65,40 @@ pub async fn play_random_game(app: &TestApp, game: &str, players: usize, options
         if public["status"] == json!("finished") {
             break;
         }
-        assert!(moves < max_moves, "{game} with {players} players did not end in {max_moves} moves");
+        assert!(
+            moves < max_moves,
+            "{game} with {players} players did not end in {max_moves} moves"
+        );
         let to_act: Vec<usize> = public["to_act"]
             .as_array()
             .expect("to_act")
             .iter()
             .map(|s| s.as_u64().expect("seat") as usize)
             .collect();
-        assert!(!to_act.is_empty(), "active game with no seat to act: {public}");
+        assert!(
+            !to_act.is_empty(),
+            "active game with no seat to act: {public}"
+        );
         let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
         let mine = app.view(&id, Some(&tokens[seat])).await;
-        let offered = mine["legal_actions"].as_array().expect("legal_actions").clone();
-        assert!(!offered.is_empty(), "seat {seat} is to act but offered nothing: {mine}");
-        let body = instantiate(&offered[(rng.next_u64() % offered.len() as u64) as usize], &mut rng);
+        let offered = mine["legal_actions"]
+            .as_array()
+            .expect("legal_actions")
+            .clone();
+        assert!(
+            !offered.is_empty(),
+            "seat {seat} is to act but offered nothing: {mine}"
+        );
+        let body = instantiate(
+            &offered[(rng.next_u64() % offered.len() as u64) as usize],
+            &mut rng,
+        );
         let (status, after) = app.act(&id, &tokens[seat], &body).await;
-        assert_eq!(status, StatusCode::OK, "{game}: legal move {body} by seat {seat} refused: {after}");
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "{game}: legal move {body} by seat {seat} refused: {after}"
+        );
         moves += 1;
     }
     Played { id, tokens, moves }
@@ -96,18 +125,32 @@ async fn check_no_leaks(
             continue;
         }
         let seen = mentioned_cards(&view, ids);
-        let leaked: Vec<_> = seen.difference(&spectator_view).filter(|c| !known[seat].contains(*c)).collect();
-        assert!(leaked.is_empty(), "seat {seat}'s view shows {leaked:?}: {view}");
+        let leaked: Vec<_> = seen
+            .difference(&spectator_view)
+            .filter(|c| !known[seat].contains(*c))
+            .collect();
+        assert!(
+            leaked.is_empty(),
+            "seat {seat}'s view shows {leaked:?}: {view}"
+        );
         fetch_new_events(app, id, Some(token), &mut logs[seat]).await;
         let seen = mentioned_cards(&Value::Array(logs[seat].clone()), ids);
-        let leaked: Vec<_> = seen.difference(&spectator_events).filter(|c| !known[seat].contains(*c)).collect();
+        let leaked: Vec<_> = seen
+            .difference(&spectator_events)
+            .filter(|c| !known[seat].contains(*c))
+            .collect();
         assert!(leaked.is_empty(), "seat {seat}'s log shows {leaked:?}");
     }
 }
 
 async fn fetch_new_events(app: &TestApp, id: &str, token: Option<&str>, log: &mut Vec<Value>) {
     let after = log.last().and_then(|e| e["seq"].as_u64()).unwrap_or(0);
-    let (status, page) = app.get(&format!("/v1/games/{id}/events?after={after}&limit=1000"), token).await;
+    let (status, page) = app
+        .get(
+            &format!("/v1/games/{id}/events?after={after}&limit=1000"),
+            token,
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{page}");
     if page["status"] == json!("active") {
         log.extend(page["events"].as_array().expect("events").iter().cloned());

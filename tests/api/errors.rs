@@ -10,7 +10,9 @@ use crate::helpers::{assert_problem, TestApp};
 use crate::on_both_backends;
 
 async fn version(app: &TestApp, id: &str) -> u64 {
-    app.view(id, None).await["version"].as_u64().expect("version")
+    app.view(id, None).await["version"]
+        .as_u64()
+        .expect("version")
 }
 
 /// The seat to act and one seat that is not.
@@ -31,25 +33,97 @@ async fn bad_requests_are_400(app: TestApp) {
     let (id, tokens) = app.create_game("girl", 3, None, json!({})).await;
     let before = version(&app, &id).await;
     let url = format!("{}/v1/games/{id}/actions", app.address);
-    let res = app.client.post(&url).bearer_auth(&tokens[0]).header("content-type", "application/json").body("{not json").send().await.unwrap();
+    let res = app
+        .client
+        .post(&url)
+        .bearer_auth(&tokens[0])
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
-    let res = app.request(Method::POST, &format!("/v1/games/{id}/actions"), Some(&tokens[0]), Some(&json!({"type": "dance"}))).await;
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{id}/actions"),
+            Some(&tokens[0]),
+            Some(&json!({"type": "dance"})),
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "invalid-action").await;
-    let res = app.request(Method::POST, &format!("/v1/games/{id}/actions"), Some(&tokens[0]), Some(&json!([1, 2]))).await;
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{id}/actions"),
+            Some(&tokens[0]),
+            Some(&json!([1, 2])),
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "invalid-action").await;
-    let res = app.request(Method::GET, &format!("/v1/games/{id}/events?limit=0"), None, None).await;
+    let res = app
+        .request(
+            Method::GET,
+            &format!("/v1/games/{id}/events?limit=0"),
+            None,
+            None,
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
-    let res = app.request(Method::GET, &format!("/v1/games/{id}/events?after=-1"), None, None).await;
+    let res = app
+        .request(
+            Method::GET,
+            &format!("/v1/games/{id}/events?after=-1"),
+            None,
+            None,
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
-    let res = app.request(Method::GET, &format!("/v1/games/{id}/state?at={}", before + 1), None, None).await;
+    let res = app
+        .request(
+            Method::GET,
+            &format!("/v1/games/{id}/state?at={}", before + 1),
+            None,
+            None,
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
-    let res = app.client.post(&url).bearer_auth(&tokens[0]).header("If-Match", "yesterday").json(&json!({"type": "turn_up"})).send().await.unwrap();
+    let res = app
+        .client
+        .post(&url)
+        .bearer_auth(&tokens[0])
+        .header("If-Match", "yesterday")
+        .json(&json!({"type": "turn_up"}))
+        .send()
+        .await
+        .unwrap();
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
-    let res = app.request(Method::POST, "/v1/games", None, Some(&json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}], "seed": "12"}))).await;
+    let res = app
+        .request(
+            Method::POST,
+            "/v1/games",
+            None,
+            Some(&json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}], "seed": "12"})),
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
-    let res = app.request(Method::POST, "/v1/games", None, Some(&json!({"game": "girl", "players": [{"name": ""}, {"name": "B"}]}))).await;
+    let res = app
+        .request(
+            Method::POST,
+            "/v1/games",
+            None,
+            Some(&json!({"game": "girl", "players": [{"name": ""}, {"name": "B"}]})),
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
-    let res = app.request(Method::POST, "/v1/games", None, Some(&json!({"game": "girl", "players": [{"name": "A"}], "colour": "red"}))).await;
+    let res = app
+        .request(
+            Method::POST,
+            "/v1/games",
+            None,
+            Some(&json!({"game": "girl", "players": [{"name": "A"}], "colour": "red"})),
+        )
+        .await;
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
     assert_eq!(version(&app, &id).await, before);
 }
@@ -60,13 +134,59 @@ async fn credentials_are_checked(app: TestApp) {
     let before = version(&app, &id).await;
     let action = first_legal(&app, &id, &tokens[0]).await;
     let path = format!("/v1/games/{id}/actions");
-    assert_problem(app.request(Method::POST, &path, None, Some(&action)).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    assert_problem(app.request(Method::POST, &path, Some("not-a-token"), Some(&action)).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    let res = app.client.post(format!("{}{path}", app.address)).header("Authorization", "Basic abc").json(&action).send().await.unwrap();
+    assert_problem(
+        app.request(Method::POST, &path, None, Some(&action)).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+    assert_problem(
+        app.request(Method::POST, &path, Some("not-a-token"), Some(&action))
+            .await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+    let res = app
+        .client
+        .post(format!("{}{path}", app.address))
+        .header("Authorization", "Basic abc")
+        .json(&action)
+        .send()
+        .await
+        .unwrap();
     assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    assert_problem(app.request(Method::POST, &path, Some(&other_tokens[0]), Some(&action)).await, StatusCode::FORBIDDEN, "wrong-game").await;
-    assert_problem(app.request(Method::GET, &format!("/v1/games/{id}"), Some(&other_tokens[0]), None).await, StatusCode::FORBIDDEN, "wrong-game").await;
-    assert_problem(app.request(Method::GET, &format!("/v1/games/{id}/events"), Some("nope"), None).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_problem(
+        app.request(Method::POST, &path, Some(&other_tokens[0]), Some(&action))
+            .await,
+        StatusCode::FORBIDDEN,
+        "wrong-game",
+    )
+    .await;
+    assert_problem(
+        app.request(
+            Method::GET,
+            &format!("/v1/games/{id}"),
+            Some(&other_tokens[0]),
+            None,
+        )
+        .await,
+        StatusCode::FORBIDDEN,
+        "wrong-game",
+    )
+    .await;
+    assert_problem(
+        app.request(
+            Method::GET,
+            &format!("/v1/games/{id}/events"),
+            Some("nope"),
+            None,
+        )
+        .await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
     assert_eq!(version(&app, &id).await, before);
     assert_eq!(version(&app, &other).await, before);
 }
@@ -74,10 +194,19 @@ async fn credentials_are_checked(app: TestApp) {
 async fn missing_games_are_404(app: TestApp) {
     for id in ["00000000-0000-0000-0000-000000000000", "not-a-uuid"] {
         for suffix in ["", "/events", "/state?at=0", "/audit", "/scorecard"] {
-            let res = app.request(Method::GET, &format!("/v1/games/{id}{suffix}"), None, None).await;
+            let res = app
+                .request(Method::GET, &format!("/v1/games/{id}{suffix}"), None, None)
+                .await;
             assert_problem(res, StatusCode::NOT_FOUND, "game-not-found").await;
         }
-        let res = app.request(Method::POST, &format!("/v1/games/{id}/actions"), Some("x"), Some(&json!({"type": "turn_up"}))).await;
+        let res = app
+            .request(
+                Method::POST,
+                &format!("/v1/games/{id}/actions"),
+                Some("x"),
+                Some(&json!({"type": "turn_up"})),
+            )
+            .await;
         assert!(res.status() == StatusCode::NOT_FOUND || res.status() == StatusCode::UNAUTHORIZED);
     }
 }
@@ -87,7 +216,18 @@ async fn moves_out_of_turn_are_409(app: TestApp) {
     let before = version(&app, &id).await;
     let (to_act, other) = seats(&app, &id).await;
     let action = first_legal(&app, &id, &tokens[to_act]).await;
-    let body = assert_problem(app.request(Method::POST, &format!("/v1/games/{id}/actions"), Some(&tokens[other]), Some(&action)).await, StatusCode::CONFLICT, "not-your-move").await;
+    let body = assert_problem(
+        app.request(
+            Method::POST,
+            &format!("/v1/games/{id}/actions"),
+            Some(&tokens[other]),
+            Some(&action),
+        )
+        .await,
+        StatusCode::CONFLICT,
+        "not-your-move",
+    )
+    .await;
     assert!(body["rule"].is_string(), "{body}");
     assert_eq!(version(&app, &id).await, before);
 }
@@ -98,37 +238,80 @@ async fn a_stale_if_match_is_412(app: TestApp) {
     let before = version(&app, &id).await;
     let action = first_legal(&app, &id, &tokens[to_act]).await;
     let url = format!("{}/v1/games/{id}/actions", app.address);
-    let res = app.client.post(&url).bearer_auth(&tokens[to_act]).header("If-Match", format!("\"{}\"", before - 1)).json(&action).send().await.unwrap();
+    let res = app
+        .client
+        .post(&url)
+        .bearer_auth(&tokens[to_act])
+        .header("If-Match", format!("\"{}\"", before - 1))
+        .json(&action)
+        .send()
+        .await
+        .unwrap();
     let body = assert_problem(res, StatusCode::PRECONDITION_FAILED, "version-mismatch").await;
     assert_eq!(body["current_version"], json!(before));
     assert_eq!(version(&app, &id).await, before);
-    let res = app.client.post(&url).bearer_auth(&tokens[to_act]).header("If-Match", format!("\"{before}\"")).json(&action).send().await.unwrap();
+    let res = app
+        .client
+        .post(&url)
+        .bearer_auth(&tokens[to_act])
+        .header("If-Match", format!("\"{before}\""))
+        .json(&action)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::OK);
 }
 
 /// Plays legal moves until some seat is offered a choice of cards, then offers a card from
 /// outside that choice.
 async fn forbidden_moves_are_422(app: TestApp) {
-    let (id, tokens) = app.create_game("girl", 2, Some(&"07".repeat(32)), json!({})).await;
+    let (id, tokens) = app
+        .create_game("girl", 2, Some(&"07".repeat(32)), json!({}))
+        .await;
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for _ in 0..200 {
         let (to_act, _) = seats(&app, &id).await;
         let view = app.view(&id, Some(&tokens[to_act])).await;
-        let choice = view["legal_actions"].as_array().unwrap().iter().find(|a| a.to_string().contains("\"choose\"")).cloned();
+        let choice = view["legal_actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a.to_string().contains("\"choose\""))
+            .cloned();
         if let Some(template) = choice {
             let mut action = instantiate(&template, &mut rng);
             let held: Vec<Value> = view["you"]["hand"].as_array().cloned().unwrap_or_default();
             let (_, catalog) = app.get("/v1/catalog/girl", None).await;
-            let stranger = catalog["cards"].as_array().unwrap().iter().map(|c| c["id"].clone()).find(|c| !held.contains(c)).unwrap();
+            let stranger = catalog["cards"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["id"].clone())
+                .find(|c| !held.contains(c))
+                .unwrap();
             replace_first_card(&mut action, &stranger);
             let before = version(&app, &id).await;
-            let body = assert_problem(app.request(Method::POST, &format!("/v1/games/{id}/actions"), Some(&tokens[to_act]), Some(&action)).await, StatusCode::UNPROCESSABLE_ENTITY, "rule-violation").await;
+            let body = assert_problem(
+                app.request(
+                    Method::POST,
+                    &format!("/v1/games/{id}/actions"),
+                    Some(&tokens[to_act]),
+                    Some(&action),
+                )
+                .await,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "rule-violation",
+            )
+            .await;
             assert!(body["rule"].is_string(), "{body}");
             assert_eq!(version(&app, &id).await, before);
             return;
         }
         let action = instantiate(&view["legal_actions"][0], &mut rng);
-        assert_eq!(app.act(&id, &tokens[to_act], &action).await.0, StatusCode::OK);
+        assert_eq!(
+            app.act(&id, &tokens[to_act], &action).await.0,
+            StatusCode::OK
+        );
     }
     panic!("no choice of cards was offered in 200 moves");
 }
@@ -147,14 +330,35 @@ fn replace_first_card(action: &mut Value, card: &Value) -> bool {
 
 async fn bad_setups_are_422(app: TestApp) {
     let cases = [
-        (json!({"game": "chess", "players": [{"name": "A"}, {"name": "B"}]}), "unknown-game"),
-        (json!({"game": "girl", "players": [{"name": "A"}]}), "invalid-setup"),
-        (json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}, {"name": "E"}, {"name": "F"}]}), "invalid-setup"),
-        (json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}], "options": {"turbo": true}}), "invalid-setup"),
-        (json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}], "options": 3}), "invalid-setup"),
+        (
+            json!({"game": "chess", "players": [{"name": "A"}, {"name": "B"}]}),
+            "unknown-game",
+        ),
+        (
+            json!({"game": "girl", "players": [{"name": "A"}]}),
+            "invalid-setup",
+        ),
+        (
+            json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}, {"name": "E"}, {"name": "F"}]}),
+            "invalid-setup",
+        ),
+        (
+            json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}], "options": {"turbo": true}}),
+            "invalid-setup",
+        ),
+        (
+            json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}], "options": 3}),
+            "invalid-setup",
+        ),
     ];
     for (body, code) in cases {
-        assert_problem(app.request(Method::POST, "/v1/games", None, Some(&body)).await, StatusCode::UNPROCESSABLE_ENTITY, code).await;
+        assert_problem(
+            app.request(Method::POST, "/v1/games", None, Some(&body))
+                .await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            code,
+        )
+        .await;
     }
 }
 
@@ -164,7 +368,12 @@ async fn an_idempotency_key_replays_the_first_answer_and_refuses_another_move(ap
     let action = first_legal(&app, &id, &tokens[to_act]).await;
     let url = format!("{}/v1/games/{id}/actions", app.address);
     let send = |body: Value| {
-        app.client.post(&url).bearer_auth(&tokens[to_act]).header("Idempotency-Key", "move-1").json(&body).send()
+        app.client
+            .post(&url)
+            .bearer_auth(&tokens[to_act])
+            .header("Idempotency-Key", "move-1")
+            .json(&body)
+            .send()
     };
     let first = send(action.clone()).await.unwrap();
     assert_eq!(first.status(), StatusCode::OK);
@@ -176,7 +385,12 @@ async fn an_idempotency_key_replays_the_first_answer_and_refuses_another_move(ap
     assert_eq!(retry, first, "a retry returns the first answer");
     assert_eq!(version(&app, &id).await, after, "a retry appends nothing");
     let other = send(json!({"type": "pass"})).await.unwrap();
-    assert_problem(other, StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused").await;
+    assert_problem(
+        other,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "idempotency-key-reused",
+    )
+    .await;
     assert_eq!(version(&app, &id).await, after);
 }
 

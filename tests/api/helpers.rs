@@ -26,7 +26,9 @@ pub struct TestApp {
 
 /// A fresh database for one test: a new SQLite file, or a new database on the Postgres
 /// server named by `DATABASE_URL` (else a testcontainers Postgres).
-pub async fn fresh_database(backend: Backend) -> (String, Option<Arc<dyn std::any::Any + Send + Sync>>) {
+pub async fn fresh_database(
+    backend: Backend,
+) -> (String, Option<Arc<dyn std::any::Any + Send + Sync>>) {
     match backend {
         Backend::Sqlite => {
             let dir = tempfile::tempdir().expect("temp dir");
@@ -36,7 +38,9 @@ pub async fn fresh_database(backend: Backend) -> (String, Option<Arc<dyn std::an
         Backend::Postgres => {
             let (server_url, guard) = postgres_server().await;
             let name = format!("parlour_test_{}", uuid::Uuid::new_v4().simple());
-            let admin = sqlx::PgPool::connect(&server_url).await.expect("connect to Postgres");
+            let admin = sqlx::PgPool::connect(&server_url)
+                .await
+                .expect("connect to Postgres");
             sqlx::query(&format!("CREATE DATABASE {name}"))
                 .execute(&admin)
                 .await
@@ -71,7 +75,10 @@ async fn postgres_server() -> (String, Option<Arc<dyn std::any::Any + Send + Syn
         .start()
         .await
         .expect("no DATABASE_URL, and Docker could not start a Postgres container");
-    let port = container.get_host_port_ipv4(5432).await.expect("container port");
+    let port = container
+        .get_host_port_ipv4(5432)
+        .await
+        .expect("container port");
     (
         format!("postgres://postgres:postgres@127.0.0.1:{port}/postgres"),
         Some(Arc::new(container)),
@@ -85,7 +92,10 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 }
 
 /// Starts another server on an existing database (a restart, or a second instance).
-pub async fn spawn_app_on(url: &str, guard: Option<Arc<dyn std::any::Any + Send + Sync>>) -> TestApp {
+pub async fn spawn_app_on(
+    url: &str,
+    guard: Option<Arc<dyn std::any::Any + Send + Sync>>,
+) -> TestApp {
     parlour::telemetry::init();
     let store = store::connect(url).await.expect("open the store");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -107,8 +117,16 @@ impl TestApp {
         spawn_app_on(&self.database_url, self._guard.clone()).await
     }
 
-    pub async fn request(&self, method: Method, path: &str, token: Option<&str>, body: Option<&Value>) -> Response {
-        let mut req = self.client.request(method, format!("{}{}", self.address, path));
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Response {
+        let mut req = self
+            .client
+            .request(method, format!("{}{}", self.address, path));
         if let Some(token) = token {
             req = req.bearer_auth(token);
         }
@@ -131,8 +149,16 @@ impl TestApp {
     }
 
     /// Creates a game and returns its id and the seats' tokens.
-    pub async fn create_game(&self, game: &str, players: usize, seed: Option<&str>, options: Value) -> (String, Vec<String>) {
-        let players: Vec<Value> = (0..players).map(|i| json!({"name": format!("Player {i}")})).collect();
+    pub async fn create_game(
+        &self,
+        game: &str,
+        players: usize,
+        seed: Option<&str>,
+        options: Value,
+    ) -> (String, Vec<String>) {
+        let players: Vec<Value> = (0..players)
+            .map(|i| json!({"name": format!("Player {i}")}))
+            .collect();
         let mut body = json!({"game": game, "players": players, "options": options});
         if let Some(seed) = seed {
             body["seed"] = json!(seed);
@@ -150,7 +176,8 @@ impl TestApp {
     }
 
     pub async fn act(&self, id: &str, token: &str, action: &Value) -> (StatusCode, Value) {
-        self.post(&format!("/v1/games/{id}/actions"), Some(token), action).await
+        self.post(&format!("/v1/games/{id}/actions"), Some(token), action)
+            .await
     }
 
     pub async fn view(&self, id: &str, token: Option<&str>) -> Value {
@@ -164,7 +191,12 @@ impl TestApp {
         let mut after = 0;
         let mut events = Vec::new();
         loop {
-            let (status, page) = self.get(&format!("/v1/games/{id}/events?after={after}&limit=1000"), token).await;
+            let (status, page) = self
+                .get(
+                    &format!("/v1/games/{id}/events?after={after}&limit=1000"),
+                    token,
+                )
+                .await;
             assert_eq!(status, StatusCode::OK, "{page}");
             events.extend(page["events"].as_array().expect("events").iter().cloned());
             match page["next_after"].as_u64() {
@@ -188,7 +220,10 @@ pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Va
     let body: Value = res.json().await.expect("problem body");
     assert_eq!(body["type"], json!(format!("/problems/{code}")), "{body}");
     assert_eq!(body["status"], json!(status.as_u16()));
-    assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()), "{body}");
+    assert!(
+        body["detail"].as_str().is_some_and(|d| !d.is_empty()),
+        "{body}"
+    );
     body
 }
 

@@ -30,12 +30,24 @@ async fn assert_clean_audit(app: &TestApp, id: &str) {
     assert_eq!(audit["replay_ok"], json!(true), "{audit}");
     assert_eq!(audit["seed_ok"], json!(true), "{audit}");
     let seed = hex::decode(audit["seed"].as_str().expect("seed revealed")).expect("hex seed");
-    assert_eq!(hex::encode(Sha256::digest(&seed)), audit["seed_commitment"].as_str().unwrap());
+    assert_eq!(
+        hex::encode(Sha256::digest(&seed)),
+        audit["seed_commitment"].as_str().unwrap()
+    );
 }
 
 async fn every_game_and_player_count_plays_to_the_end_with_no_leaks(app: TestApp) {
     for (i, (game, players, options)) in tables().into_iter().enumerate() {
-        let played = play_random_game(&app, game, players, options, 1000 + i as u64, Watch::Everything, 20_000).await;
+        let played = play_random_game(
+            &app,
+            game,
+            players,
+            options,
+            1000 + i as u64,
+            Watch::Everything,
+            20_000,
+        )
+        .await;
         let view = app.view(&played.id, Some(&played.tokens[0])).await;
         assert_eq!(view["status"], json!("finished"));
         assert!(view["result"].is_object(), "{view}");
@@ -45,7 +57,10 @@ async fn every_game_and_player_count_plays_to_the_end_with_no_leaks(app: TestApp
         // Once the game is over, the whole log is public, with the actions behind it.
         let log = app.all_events(&played.id, None).await;
         assert_eq!(log[0]["seq"], json!(1));
-        assert!(log.iter().skip(1).any(|e| e.get("command").is_some()), "{game}: commands are public after the end");
+        assert!(
+            log.iter().skip(1).any(|e| e.get("command").is_some()),
+            "{game}: commands are public after the end"
+        );
     }
 }
 
@@ -57,28 +72,52 @@ async fn an_active_game_hides_its_seed_and_audits_clean(app: TestApp) {
     assert_eq!(audit["seed_ok"], Value::Null);
     assert_eq!(audit["seed"], Value::Null);
     let log = app.all_events(&id, None).await;
-    assert!(log.iter().all(|e| e.get("command").is_none() && e.get("prev_hash").is_none()));
+    assert!(log
+        .iter()
+        .all(|e| e.get("command").is_none() && e.get("prev_hash").is_none()));
 }
 
 async fn a_restart_on_the_same_database_shows_the_same_game(app: TestApp) {
     let played = play_random_game(&app, "car", 4, json!({}), 77, Watch::Play, 20_000).await;
-    let (id, tokens) = app.create_game("girl", 3, Some(&"ab".repeat(32)), json!({})).await;
+    let (id, tokens) = app
+        .create_game("girl", 3, Some(&"ab".repeat(32)), json!({}))
+        .await;
     for _ in 0..5 {
         let to_act = app.view(&id, None).await["to_act"][0].as_u64().unwrap() as usize;
         let view = app.view(&id, Some(&tokens[to_act])).await;
-        let action = parlour_domain::playout::instantiate(&view["legal_actions"][0], &mut rand_core::SeedableRng::seed_from_u64(3) as &mut rand_chacha::ChaCha8Rng);
-        assert_eq!(app.act(&id, &tokens[to_act], &action).await.0, StatusCode::OK);
+        let action = parlour_domain::playout::instantiate(
+            &view["legal_actions"][0],
+            &mut rand_core::SeedableRng::seed_from_u64(3) as &mut rand_chacha::ChaCha8Rng,
+        );
+        assert_eq!(
+            app.act(&id, &tokens[to_act], &action).await.0,
+            StatusCode::OK
+        );
     }
     let restarted = app.restart().await;
     for (game, token) in [(&id, &tokens[1]), (&played.id, &played.tokens[2])] {
-        assert_eq!(app.view(game, Some(token)).await, restarted.view(game, Some(token)).await);
-        assert_eq!(app.all_events(game, Some(token)).await, restarted.all_events(game, Some(token)).await);
+        assert_eq!(
+            app.view(game, Some(token)).await,
+            restarted.view(game, Some(token)).await
+        );
+        assert_eq!(
+            app.all_events(game, Some(token)).await,
+            restarted.all_events(game, Some(token)).await
+        );
     }
     // And the restarted server takes the next move.
-    let to_act = restarted.view(&id, None).await["to_act"][0].as_u64().unwrap() as usize;
+    let to_act = restarted.view(&id, None).await["to_act"][0]
+        .as_u64()
+        .unwrap() as usize;
     let view = restarted.view(&id, Some(&tokens[to_act])).await;
-    let action = parlour_domain::playout::instantiate(&view["legal_actions"][0], &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(4));
-    assert_eq!(restarted.act(&id, &tokens[to_act], &action).await.0, StatusCode::OK);
+    let action = parlour_domain::playout::instantiate(
+        &view["legal_actions"][0],
+        &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(4),
+    );
+    assert_eq!(
+        restarted.act(&id, &tokens[to_act], &action).await.0,
+        StatusCode::OK
+    );
 }
 
 /// Two servers on one database, both holding the game in memory, race the same move: the
@@ -90,7 +129,10 @@ async fn simultaneous_conflicting_moves_give_exactly_one_success(app: TestApp) {
         let to_act = app.view(&id, None).await["to_act"][0].as_u64().unwrap() as usize;
         let view = other.view(&id, Some(&tokens[to_act])).await; // loads it into the second server
         let version = view["version"].as_u64().unwrap();
-        let action = parlour_domain::playout::instantiate(&view["legal_actions"][0], &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(round));
+        let action = parlour_domain::playout::instantiate(
+            &view["legal_actions"][0],
+            &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(round),
+        );
         let send = |server: &TestApp| {
             server
                 .client
@@ -102,8 +144,15 @@ async fn simultaneous_conflicting_moves_give_exactly_one_success(app: TestApp) {
         };
         let (a, b) = tokio::join!(send(&app), send(&other));
         let statuses = [a.unwrap().status(), b.unwrap().status()];
-        assert_eq!(statuses.iter().filter(|s| **s == StatusCode::OK).count(), 1, "{statuses:?}");
-        assert!(statuses.contains(&StatusCode::PRECONDITION_FAILED), "{statuses:?}");
+        assert_eq!(
+            statuses.iter().filter(|s| **s == StatusCode::OK).count(),
+            1,
+            "{statuses:?}"
+        );
+        assert!(
+            statuses.contains(&StatusCode::PRECONDITION_FAILED),
+            "{statuses:?}"
+        );
         let log = app.all_events(&id, None).await;
         let seqs: Vec<u64> = log.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
         assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
@@ -114,14 +163,27 @@ async fn simultaneous_conflicting_moves_give_exactly_one_success(app: TestApp) {
 }
 
 async fn the_state_at_an_earlier_event_is_what_was_seen_then(app: TestApp) {
-    let (id, tokens) = app.create_game("girl", 2, Some(&"cd".repeat(32)), json!({})).await;
+    let (id, tokens) = app
+        .create_game("girl", 2, Some(&"cd".repeat(32)), json!({}))
+        .await;
     let first = app.view(&id, Some(&tokens[0])).await;
     let version = first["version"].as_u64().unwrap();
     let to_act = first["to_act"][0].as_u64().unwrap() as usize;
     let view = app.view(&id, Some(&tokens[to_act])).await;
-    let action = parlour_domain::playout::instantiate(&view["legal_actions"][0], &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(5));
-    assert_eq!(app.act(&id, &tokens[to_act], &action).await.0, StatusCode::OK);
-    let (status, then) = app.get(&format!("/v1/games/{id}/state?at={version}"), Some(&tokens[0])).await;
+    let action = parlour_domain::playout::instantiate(
+        &view["legal_actions"][0],
+        &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(5),
+    );
+    assert_eq!(
+        app.act(&id, &tokens[to_act], &action).await.0,
+        StatusCode::OK
+    );
+    let (status, then) = app
+        .get(
+            &format!("/v1/games/{id}/state?at={version}"),
+            Some(&tokens[0]),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(then, first);
     let (_, before_deal) = app.get(&format!("/v1/games/{id}/state?at=0"), None).await;
@@ -150,7 +212,10 @@ async fn a_long_poll_answers_when_the_game_moves(app: TestApp) {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let to_act = app.view(&id, None).await["to_act"][0].as_u64().unwrap() as usize;
         let mine = app.view(&id, Some(&tokens[to_act])).await;
-        let action = parlour_domain::playout::instantiate(&mine["legal_actions"][0], &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(6));
+        let action = parlour_domain::playout::instantiate(
+            &mine["legal_actions"][0],
+            &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(6),
+        );
         app.act(&id, &tokens[to_act], &action).await
     };
     let (answer, moved) = tokio::join!(waiter, mover);
@@ -174,11 +239,23 @@ on_both_backends!(
 /// SQLite only, to keep CI within its time; the Postgres path is the same code above the store.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_generic_client_plays_many_random_games_of_every_kind() {
-    let games_per_table: u64 = std::env::var("PARLOUR_GAMES_PER_TABLE").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+    let games_per_table: u64 = std::env::var("PARLOUR_GAMES_PER_TABLE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
     let app = crate::helpers::spawn_app(crate::helpers::Backend::Sqlite).await;
     for (game, players, options) in tables() {
         for seed in 0..games_per_table {
-            let played = play_random_game(&app, game, players, options.clone(), seed, Watch::Play, 20_000).await;
+            let played = play_random_game(
+                &app,
+                game,
+                players,
+                options.clone(),
+                seed,
+                Watch::Play,
+                20_000,
+            )
+            .await;
             assert!(played.moves > 0);
         }
     }

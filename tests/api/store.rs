@@ -53,10 +53,15 @@ async fn two_appends_at_the_same_position_leave_exactly_one(app: TestApp) {
         hash: tag.into(),
     };
     let (a, b) = (event("a"), event("b"));
-    let (ra, rb) = tokio::join!(app.store.append(id, std::slice::from_ref(&a), None), app.store.append(id, std::slice::from_ref(&b), None));
+    let (ra, rb) = tokio::join!(
+        app.store.append(id, std::slice::from_ref(&a), None),
+        app.store.append(id, std::slice::from_ref(&b), None)
+    );
     let results = [ra, rb];
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1);
-    assert!(results.iter().any(|r| matches!(r, Err(StoreError::Conflict))));
+    assert!(results
+        .iter()
+        .any(|r| matches!(r, Err(StoreError::Conflict))));
     assert_eq!(app.store.events(id, version, None).await.unwrap().len(), 1);
     // The audit notices the foreign event.
     let (status, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
@@ -65,4 +70,7 @@ async fn two_appends_at_the_same_position_leave_exactly_one(app: TestApp) {
     assert_eq!(audit["failures"][0]["seq"], json!(version + 1));
 }
 
-on_both_backends!(the_event_log_refuses_updates_and_deletes, two_appends_at_the_same_position_leave_exactly_one);
+on_both_backends!(
+    the_event_log_refuses_updates_and_deletes,
+    two_appends_at_the_same_position_leave_exactly_one
+);

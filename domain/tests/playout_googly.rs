@@ -1,0 +1,76 @@
+//! The shared random-playout check over every GOOGLY variant.
+
+use parlour_domain::game::{Player, Setup};
+use parlour_domain::googly::{Googly, Options, Variant};
+use parlour_domain::playout::random_playout;
+
+fn setup(players: usize, variant: Option<Variant>) -> Setup<Options> {
+    Setup {
+        players: (0..players)
+            .map(|i| Player {
+                name: format!("p{i}"),
+            })
+            .collect(),
+        options: Options {
+            variant,
+            ..Options::default()
+        },
+    }
+}
+
+fn run(players: usize, variant: Option<Variant>, seeds: u64) {
+    let setup = setup(players, variant);
+    for seed in 0..seeds {
+        if let Err(e) = random_playout::<Googly>(&setup, seed, 5_000) {
+            panic!("{players} players, {variant:?}, seed {seed}: {e}");
+        }
+    }
+}
+
+// Each debug-build playout costs ~0.1 s (the shared checker builds every seat's view after
+// every event), so the default run uses a few dozen seeds per configuration; `soak` runs 250
+// per configuration (`cargo test --release -- --ignored soak`).
+
+#[test]
+fn patience_plays_out() {
+    run(1, None, 25);
+    run(3, Some(Variant::Patience), 5);
+}
+
+#[test]
+fn two_player_plays_out() {
+    run(2, None, 25);
+}
+
+#[test]
+fn three_player_plays_out() {
+    run(3, None, 15);
+}
+
+#[test]
+fn team_plays_out_with_four_players() {
+    run(4, None, 20);
+}
+
+#[test]
+fn team_plays_out_with_two_five_and_twenty_two_players() {
+    run(2, Some(Variant::Team), 6);
+    run(5, Some(Variant::Team), 6);
+    run(22, Some(Variant::Team), 2);
+}
+
+#[test]
+#[ignore]
+fn soak() {
+    for (players, variant) in [
+        (1, None),
+        (2, None),
+        (3, None),
+        (4, None),
+        (2, Some(Variant::Team)),
+        (7, Some(Variant::Team)),
+        (22, Some(Variant::Team)),
+    ] {
+        run(players, variant, 250);
+    }
+}
