@@ -605,9 +605,8 @@ impl Parlour {
         for event in self.store.events(id, 0, Some(at)).await? {
             table.apply_recorded(&recorded(&event)).map_err(corrupt)?;
         }
-        Ok(self
-            .with_game(id, |loaded| game_view(loaded, table.as_ref(), at, caller))
-            .await?)
+        self.with_game(id, |loaded| game_view(loaded, table.as_ref(), at, caller))
+            .await
     }
 
     /// The public score-sheet (JSON and text), for games that keep one.
