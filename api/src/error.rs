@@ -41,6 +41,8 @@ pub enum Problem {
     Conflict,
     /// The game has no such document.
     NoSuchDocument,
+    /// Games chosen for statistics that are unfinished or of another kind.
+    InvalidSelection,
     /// The database does not answer.
     Unavailable,
     /// A fault on our side.
@@ -238,6 +240,7 @@ impl From<ServiceError> for ApiError {
                 .with("current_version", json!(current)),
             ServiceError::KeyReused => ApiError::new(Problem::IdempotencyKeyReused, detail),
             ServiceError::Conflict => ApiError::new(Problem::Conflict, detail),
+            ServiceError::Selection(_) => ApiError::new(Problem::InvalidSelection, detail),
             ServiceError::NoSuchDocument(_) => ApiError::new(Problem::NoSuchDocument, detail),
             ServiceError::Internal(_) => ApiError::new(Problem::Internal, detail),
         }

@@ -5,7 +5,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::dto;
-use crate::routes::{catalog, games, health};
+use crate::routes::{catalog, games, health, statistics};
 
 struct SeatToken;
 
@@ -41,7 +41,7 @@ hash-chained event log; after the game its seed is revealed and `GET /v1/games/{
     paths(
         catalog::list, catalog::show,
         games::create, games::show, games::act, games::events, games::state_at, games::audit,
-        games::scorecard, games::export,
+        games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz,
     ),
     components(schemas(

@@ -67,6 +67,9 @@ pub enum ServiceError {
     /// Another move kept winning the race.
     #[error("another move was recorded at the same time; fetch the game and try again")]
     Conflict,
+    /// Games chosen for statistics that cannot be counted together.
+    #[error("{0}")]
+    Selection(String),
     /// The export or score-sheet does not exist for this game.
     #[error("{0}")]
     NoSuchDocument(String),
@@ -623,6 +626,39 @@ impl Parlour {
             .ok_or_else(|| {
                 ServiceError::NoSuchDocument(format!("this game has no export called {format:?}"))
             })
+    }
+
+    /// Statistics over finished games of one kind (GOOGLY: averages, centuries, hat-tricks and
+    /// the championship table), from each game's public `record` export.
+    pub async fn statistics(&self, game: &str, ids: &[Uuid]) -> Result<Value> {
+        let engine = engine_for(game)?;
+        let mut records = Vec::with_capacity(ids.len());
+        for id in ids {
+            let (kind, record) = self
+                .with_game(*id, |l| {
+                    (
+                        l.record.game.clone(),
+                        l.table.outcome().and(l.table.export("record")),
+                    )
+                })
+                .await?;
+            if kind != game {
+                return Err(ServiceError::Selection(format!(
+                    "game {id} is {kind}, not {game}"
+                )));
+            }
+            records
+                .push(record.ok_or_else(|| {
+                    ServiceError::Selection(format!("game {id} is not finished"))
+                })?);
+        }
+        match engine.statistics(&records) {
+            None => Err(ServiceError::NoSuchDocument(format!(
+                "{game} keeps no statistics"
+            ))),
+            Some(Ok(statistics)) => Ok(statistics),
+            Some(Err(error)) => Err(ServiceError::Internal(error)),
+        }
     }
 
     /// Re-checks the hash chain, replays every batch through the engine (re-deciding each

@@ -120,6 +120,8 @@ pub trait Engine: Send + Sync {
     fn open(&self, players: &[Player], options: &Value) -> Result<Box<dyn Table>, SetupError>;
     /// An event as `viewer` may see it while the game is in progress.
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent>;
+    /// Statistics over finished games' `record` exports, for games that keep them.
+    fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>>;
 }
 
 /// Adapts a [`Game`] to [`Engine`].
@@ -304,6 +306,10 @@ impl<G: Game> Engine for EngineOf<G> {
         Ok(Box::new(TableOf::<G> {
             state: Some(G::new(&setup)?),
         }))
+    }
+
+    fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>> {
+        G::statistics(records)
     }
 
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent> {

@@ -216,6 +216,13 @@ pub trait Game: Sized + 'static {
         None
     }
 
+    /// Statistics over several finished games, each given as its `export(state, "record")`
+    /// (GOOGLY: averages, centuries, hat-tricks, a championship table). `None` for games that
+    /// keep none; `Some(Err)` when a record is not one of this game's.
+    fn statistics(_records: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+
     /// The game's standing invariants (every card accounted for, ...), checked by the shared
     /// random-playout test after every event.
     fn check_invariants(_state: &Self::State) -> Result<(), String> {

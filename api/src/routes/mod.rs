@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod docs;
 pub mod games;
 pub mod health;
+pub mod statistics;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
@@ -65,5 +66,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::state_at)
         .service(games::audit)
         .service(games::scorecard)
-        .service(games::export);
+        .service(games::export)
+        .service(statistics::statistics);
 }

@@ -1757,6 +1757,10 @@ impl Game for Googly {
         }
     }
 
+    fn statistics(records: &[Value]) -> Option<Result<Value, String>> {
+        Some(stats::aggregate_json(records))
+    }
+
     fn check_invariants(state: &State) -> Result<(), String> {
         if !state.batting_pack.accounted_for() {
             return Err("a batting card is missing or doubled".into());

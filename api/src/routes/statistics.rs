@@ -1,0 +1,58 @@
+//! Statistics across finished games.
+
+use actix_web::{get, web, HttpResponse};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::game_id;
+use crate::error::{ApiError, Problem};
+use crate::service::Parlour;
+
+/// Most games counted in one request.
+const MAX_GAMES: usize = 500;
+
+/// Which games to count.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct StatisticsQuery {
+    /// Comma-separated ids of finished games of this kind (a series of matches).
+    pub games: String,
+}
+
+/// Statistics over a series of finished games: for GOOGLY, batting and bowling averages per
+/// named player, centuries, hat-tricks and the County Championship table.
+#[utoipa::path(get, path = "/v1/statistics/{game}", tag = "games",
+    params(("game" = String, Path, description = "A game id from the catalogue, e.g. `googly`"), StatisticsQuery),
+    responses(
+        (status = 200, description = "The statistics", body = Object),
+        (status = 400, description = "No game ids, or too many", content_type = "application/problem+json"),
+        (status = 404, description = "No such game, or it keeps no statistics", content_type = "application/problem+json"),
+        (status = 422, description = "A game is unfinished or of another kind", content_type = "application/problem+json"),
+    ))]
+#[get("/v1/statistics/{game}")]
+pub async fn statistics(
+    service: web::Data<Parlour>,
+    game: web::Path<String>,
+    query: web::Query<StatisticsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let ids = query
+        .games
+        .split(',')
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(game_id)
+        .collect::<Result<Vec<_>, _>>()?;
+    if ids.is_empty() || ids.len() > MAX_GAMES {
+        return Err(ApiError::new(
+            Problem::MalformedRequest,
+            format!("`games` must list 1 to {MAX_GAMES} game ids, separated by commas"),
+        ));
+    }
+    if parlour_domain::catalog::engine(&game).is_none() {
+        return Err(ApiError::new(
+            Problem::NotFound,
+            format!("Parlour does not offer a game called {:?}", game.as_str()),
+        ));
+    }
+    Ok(HttpResponse::Ok().json(service.statistics(&game, &ids).await?))
+}
