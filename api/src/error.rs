@@ -50,93 +50,25 @@ pub enum Problem {
 }
 
 /// Code, status and title of every problem: the one place statuses are decided.
+#[rustfmt::skip]
 pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
-    (
-        Problem::MalformedRequest,
-        "malformed-request",
-        400,
-        "The request is malformed",
-    ),
-    (
-        Problem::InvalidAction,
-        "invalid-action",
-        400,
-        "The body is not a move of this game",
-    ),
-    (
-        Problem::Unauthorized,
-        "unauthorized",
-        401,
-        "A valid seat token is needed",
-    ),
-    (
-        Problem::WrongGame,
-        "wrong-game",
-        403,
-        "The token belongs to another game",
-    ),
-    (Problem::GameNotFound, "game-not-found", 404, "No such game"),
-    (Problem::NotFound, "not-found", 404, "No such resource"),
-    (
-        Problem::NoSuchDocument,
-        "no-such-document",
-        404,
-        "The game has no such document",
-    ),
-    (
-        Problem::NotYourMove,
-        "not-your-move",
-        409,
-        "It is not your move",
-    ),
-    (
-        Problem::Conflict,
-        "conflict",
-        409,
-        "Another move was recorded at the same time",
-    ),
-    (
-        Problem::VersionMismatch,
-        "version-mismatch",
-        412,
-        "The game has moved on",
-    ),
-    (
-        Problem::UnknownGame,
-        "unknown-game",
-        422,
-        "Parlour does not offer that game",
-    ),
-    (
-        Problem::InvalidSetup,
-        "invalid-setup",
-        422,
-        "The game cannot be set up like that",
-    ),
-    (
-        Problem::RuleViolation,
-        "rule-violation",
-        422,
-        "The rules forbid that move",
-    ),
-    (
-        Problem::IdempotencyKeyReused,
-        "idempotency-key-reused",
-        422,
-        "Idempotency-Key reused for another move",
-    ),
-    (
-        Problem::Internal,
-        "internal",
-        500,
-        "Something went wrong on our side",
-    ),
-    (
-        Problem::Unavailable,
-        "unavailable",
-        503,
-        "The database is not answering",
-    ),
+    (Problem::MalformedRequest,     "malformed-request",      400, "The request is malformed"),
+    (Problem::InvalidAction,        "invalid-action",         400, "The body is not a move of this game"),
+    (Problem::Unauthorized,         "unauthorized",           401, "A valid seat token is needed"),
+    (Problem::WrongGame,            "wrong-game",             403, "The token belongs to another game"),
+    (Problem::GameNotFound,         "game-not-found",         404, "No such game"),
+    (Problem::NotFound,             "not-found",              404, "No such resource"),
+    (Problem::NoSuchDocument,       "no-such-document",       404, "The game has no such document"),
+    (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
+    (Problem::Conflict,             "conflict",               409, "Another move was recorded at the same time"),
+    (Problem::VersionMismatch,      "version-mismatch",       412, "The game has moved on"),
+    (Problem::UnknownGame,          "unknown-game",           422, "Parlour does not offer that game"),
+    (Problem::InvalidSetup,         "invalid-setup",          422, "The game cannot be set up like that"),
+    (Problem::RuleViolation,        "rule-violation",         422, "The rules forbid that move"),
+    (Problem::IdempotencyKeyReused, "idempotency-key-reused", 422, "Idempotency-Key reused for another move"),
+    (Problem::InvalidSelection,     "invalid-selection",      422, "Those games cannot be counted together"),
+    (Problem::Internal,             "internal",               500, "Something went wrong on our side"),
+    (Problem::Unavailable,          "unavailable",            503, "The database is not answering"),
 ];
 
 impl Problem {
@@ -258,5 +190,28 @@ mod tests {
         codes.dedup();
         assert_eq!(codes.len(), PROBLEMS.len());
         assert!(PROBLEMS.iter().all(|(p, code, ..)| p.code() == *code));
+        // Every variant must be listed; a missing one would silently answer 500.
+        let listed: Vec<Problem> = PROBLEMS.iter().map(|(p, ..)| *p).collect();
+        for problem in [
+            Problem::MalformedRequest,
+            Problem::InvalidAction,
+            Problem::UnknownGame,
+            Problem::InvalidSetup,
+            Problem::Unauthorized,
+            Problem::WrongGame,
+            Problem::GameNotFound,
+            Problem::NotFound,
+            Problem::NotYourMove,
+            Problem::RuleViolation,
+            Problem::VersionMismatch,
+            Problem::IdempotencyKeyReused,
+            Problem::Conflict,
+            Problem::NoSuchDocument,
+            Problem::InvalidSelection,
+            Problem::Unavailable,
+            Problem::Internal,
+        ] {
+            assert!(listed.contains(&problem), "{problem:?} is not in PROBLEMS");
+        }
     }
 }
