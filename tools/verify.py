@@ -343,6 +343,7 @@ def verify(bundle):
         close_batch()
     report.notes.append("%d shuffles" % shuffles)
     report.genesis, report.head, report.shuffles = genesis, prev, shuffles
+    report.commitment = commitment
     report.server_audit = {k: audit.get(k) for k in ("chain_ok", "replay_ok", "seed_ok")}
     return report
 
@@ -350,8 +351,8 @@ def verify(bundle):
 def print_report(report, out=sys.stdout):
     print("Parlour verifier: " + report.notes[0], file=out)
     lines = {
-        "seed": "SHA-256(seed) is the published commitment",
-        "chain": "genesis %s... to head %s..." % (report.genesis[:12], str(report.head)[:12]),
+        "seed": "SHA-256(seed) is the commitment %s" % report.commitment,
+        "chain": "genesis %s to head %s" % (report.genesis, report.head),
         "shuffles": "%d recorded shuffle(s) reproduced from the seed" % report.shuffles,
     }
     for check in ("seed", "chain", "shuffles"):
@@ -382,7 +383,8 @@ def get_json(url):
         with urllib.request.urlopen(request, timeout=60) as response:
             return load_json(response.read().decode("utf-8"))
     except urllib.error.HTTPError as error:
-        raise Unverifiable("GET %s: HTTP %d %s" % (url, error.code, error.read()[:300]))
+        body = error.read()[:300].decode("utf-8", "replace")
+        raise Unverifiable("GET %s: HTTP %d %s" % (url, error.code, body))
     except urllib.error.URLError as error:
         raise Unverifiable("GET %s: %s" % (url, error.reason))
 

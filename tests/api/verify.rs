@@ -155,4 +155,16 @@ async fn the_independent_verifier_accepts_every_game_and_names_a_tampered_event(
         )),
         "{text}"
     );
+
+    // Change the creation record (a player's name): the log no longer starts from it.
+    let mut bundle = read_bundle(path);
+    bundle["view"]["seats"][0]["name"] = json!("Somebody Else");
+    let tampered = dir.path().join("tampered-record.json");
+    write_bundle(&tampered, &bundle);
+    let (ok, text) = run_verifier(vec!["--log".into(), tampered.display().to_string()]).await;
+    assert!(!ok, "a changed creation record verifies:\n{text}");
+    assert!(
+        text.contains("event 1: its prev_hash is not the genesis hash"),
+        "{text}"
+    );
 }
