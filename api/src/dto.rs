@@ -66,6 +66,10 @@ pub struct CreatedGame {
     pub version: u64,
     /// SHA-256 of the secret seed, in hex: check it against the seed revealed at the end.
     pub seed_commitment: String,
+    /// The options the game was created with, as stored (`{}` for the defaults). Part of the
+    /// creation record the hash chain starts from (see `docs/audit.md`).
+    #[schema(value_type = Object)]
+    pub options: Value,
     /// One entry per seat, with its token.
     pub seats: Vec<CreatedSeat>,
 }
@@ -77,6 +81,10 @@ pub struct GameView {
     pub id: Uuid,
     /// The game played.
     pub game: String,
+    /// The options the game was created with, as stored (`{}` for the defaults). Part of the
+    /// creation record the hash chain starts from (see `docs/audit.md`).
+    #[schema(value_type = Object)]
+    pub options: Value,
     /// Active or finished.
     pub status: Status,
     /// The sequence number of the last event; also the `ETag`.

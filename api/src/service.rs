@@ -309,6 +309,7 @@ impl Parlour {
             game: record.game.clone(),
             version,
             seed_commitment: record.seed_commitment.clone(),
+            options: record.options.clone(),
             seats,
         };
         {
@@ -874,6 +875,7 @@ fn game_view(loaded: &Loaded, table: &dyn Table, version: u64, caller: Caller) -
     GameView {
         id: loaded.record.id,
         game: loaded.record.game.clone(),
+        options: loaded.record.options.clone(),
         status: if outcome.is_some() {
             Status::Finished
         } else {

@@ -7,3 +7,4 @@ mod errors;
 mod helpers;
 mod play;
 mod store;
+mod verify;

@@ -1,0 +1,170 @@
+//! `tools/verify.py`, the independent verifier: it accepts every finished game as served, and
+//! names the event when a saved log has been tampered with.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+use crate::client::{play_random_game, Watch};
+use crate::helpers::{spawn_app, Backend};
+
+const VERIFIER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tools/verify.py");
+
+fn python_present() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs the verifier off the async runtime, so the server under test can answer it.
+async fn run_verifier(args: Vec<String>) -> (bool, String) {
+    let output: Output = tokio::task::spawn_blocking(move || {
+        Command::new("python3")
+            .arg(VERIFIER)
+            .args(&args)
+            .output()
+            .expect("run python3")
+    })
+    .await
+    .expect("verifier thread");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+fn read_bundle(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read bundle")).expect("bundle")
+}
+
+fn write_bundle(path: &Path, bundle: &Value) {
+    std::fs::write(path, bundle.to_string()).expect("write bundle");
+}
+
+/// The first `{"stream", "order"}` object in a value, if any.
+fn first_shuffle(value: &mut Value) -> Option<&mut Value> {
+    match value {
+        Value::Object(map) if map.len() == 2 && map.contains_key("stream") => map
+            .get("order")
+            .is_some_and(Value::is_array)
+            .then_some(value),
+        Value::Object(map) => map.values_mut().find_map(first_shuffle),
+        Value::Array(items) => items.iter_mut().find_map(first_shuffle),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_independent_verifier_accepts_every_game_and_names_a_tampered_event() {
+    if !python_present() {
+        eprintln!("SKIPPED: python3 is not installed, so tools/verify.py cannot be tested");
+        return;
+    }
+    let (ok, text) = run_verifier(vec!["--self-test".into()]).await;
+    assert!(ok, "the verifier disagrees with the golden values:\n{text}");
+
+    let app = spawn_app(Backend::Sqlite).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut saved = Vec::new();
+    for (i, engine) in parlour_domain::catalog::engines().iter().enumerate() {
+        let d = engine.describe();
+        let played = play_random_game(
+            &app,
+            d.id,
+            d.min_players,
+            json!({}),
+            7000 + i as u64,
+            Watch::Play,
+            20_000,
+        )
+        .await;
+        let path = dir.path().join(format!("{}.json", d.id));
+        let (ok, text) = run_verifier(vec![
+            "--save".into(),
+            path.display().to_string(),
+            app.address.clone(),
+            played.id.clone(),
+        ])
+        .await;
+        eprintln!("{text}");
+        assert!(ok, "{}: the verifier rejects a clean game:\n{text}", d.id);
+        assert!(text.contains("\nVERIFIED"), "{text}");
+        assert!(!text.contains(" 0 recorded shuffle"), "{}: {text}", d.id);
+        saved.push(path);
+    }
+
+    // A saved bundle verifies offline, as saved.
+    let path = &saved[0];
+    let (ok, text) = run_verifier(vec!["--log".into(), path.display().to_string()]).await;
+    assert!(ok, "{text}");
+
+    // Change the deal: swap the top two cards of the first recorded shuffle.
+    let mut bundle = read_bundle(path);
+    let (seq, shuffled) = bundle["events"]
+        .as_array_mut()
+        .expect("events")
+        .iter_mut()
+        .find_map(|e| {
+            let seq = e["seq"].as_u64().expect("seq");
+            first_shuffle(&mut e["data"]).map(|s| (seq, s))
+        })
+        .expect("a recorded shuffle");
+    shuffled["order"].as_array_mut().expect("order").swap(0, 1);
+    let tampered = dir.path().join("tampered-deal.json");
+    write_bundle(&tampered, &bundle);
+    let (ok, text) = run_verifier(vec!["--log".into(), tampered.display().to_string()]).await;
+    eprintln!("{text}");
+    assert!(!ok, "a changed deal verifies:\n{text}");
+    assert!(
+        text.contains(&format!(
+            "chain     FAIL  event {seq}: its hash does not match"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("shuffles  FAIL  event {seq}:")),
+        "{text}"
+    );
+    assert!(text.contains("NOT VERIFIED"), "{text}");
+
+    // Rewrite one event's hash: that event no longer matches its contents, and the next one
+    // no longer links to it.
+    let mut bundle = read_bundle(path);
+    let events = bundle["events"].as_array_mut().expect("events");
+    assert!(events.len() > 2, "a game of {} events", events.len());
+    let k = events.len() / 2;
+    let seq = events[k]["seq"].as_u64().expect("seq");
+    events[k]["hash"] = json!("0".repeat(64));
+    let tampered = dir.path().join("tampered-hash.json");
+    write_bundle(&tampered, &bundle);
+    let (ok, text) = run_verifier(vec!["--log".into(), tampered.display().to_string()]).await;
+    eprintln!("{text}");
+    assert!(!ok, "a changed hash verifies:\n{text}");
+    assert!(
+        text.contains(&format!("event {seq}: its hash does not match")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "event {}: its prev_hash is not the hash of event {seq}",
+            seq + 1
+        )),
+        "{text}"
+    );
+
+    // Change the creation record (a player's name): the log no longer starts from it.
+    let mut bundle = read_bundle(path);
+    bundle["view"]["seats"][0]["name"] = json!("Somebody Else");
+    let tampered = dir.path().join("tampered-record.json");
+    write_bundle(&tampered, &bundle);
+    let (ok, text) = run_verifier(vec!["--log".into(), tampered.display().to_string()]).await;
+    assert!(!ok, "a changed creation record verifies:\n{text}");
+    assert!(
+        text.contains("event 1: its prev_hash is not the genesis hash"),
+        "{text}"
+    );
+}

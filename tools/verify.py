@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""Independent verifier for a finished Parlour game.
+
+Checks, without trusting any of Parlour's own code:
+
+  seed      SHA-256 of the revealed seed is the commitment published when the game was created;
+  chain     every event's hash is SHA-256(previous hash || canonical JSON of the event), starting
+            from the hash of the game's creation record, and every event links to the one before;
+  shuffles  every recorded shuffle (any JSON object with exactly the keys "stream" and "order")
+            is numbered as the protocol says and is the order the seed gives on that stream.
+
+The protocol is described in docs/audit.md. Standard library only (Python 3.8+).
+
+Usage:
+  python3 tools/verify.py http://127.0.0.1:8080 GAME_ID        fetch the game and verify it
+  python3 tools/verify.py --save game.json URL GAME_ID         ... and keep the bundle
+  python3 tools/verify.py --log game.json                      verify a saved bundle offline
+  python3 tools/verify.py --self-test                          check against golden values
+
+Exit status: 0 only if everything verifies; 1 if anything fails or cannot be checked.
+"""
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+import urllib.error
+import urllib.request
+
+MASK32 = 0xFFFFFFFF
+MASK64 = 0xFFFFFFFFFFFFFFFF
+BUNDLE_FORMAT = "parlour-verify-bundle/1"
+
+
+class Unverifiable(Exception):
+    """The input is not something that can be verified (not finished, malformed, ...)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON: read numbers exactly as written, write canonical JSON.
+
+
+class RawNumber(str):
+    """A non-integer JSON number, kept as the text the server wrote so it hashes byte for byte."""
+
+
+def load_json(text):
+    return json.loads(text, parse_float=RawNumber)
+
+
+def canonical_json(value):
+    """JSON with object keys sorted (by code point, i.e. UTF-8 byte order) at every depth, no
+    white space, non-ASCII written as UTF-8, and only '"', '\\' and control characters
+    escaped: the same text serde_json writes for a value with sorted keys."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, RawNumber):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        raise Unverifiable("a float that was not read by this tool: cannot write it exactly")
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(canonical_json(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return (
+            "{"
+            + ",".join(
+                json.dumps(key, ensure_ascii=False) + ":" + canonical_json(value[key])
+                for key in sorted(value)
+            )
+            + "}"
+        )
+    raise Unverifiable("not a JSON value: %r" % (value,))
+
+
+def sha256_hex(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# ChaCha20 as rand_chacha 0.9's ChaCha20Rng uses it, and Parlour's shuffle.
+
+
+def _rotl(x, n):
+    return ((x << n) & MASK32) | (x >> (32 - n))
+
+
+def chacha20_block(key_words, counter, stream):
+    """One 64-byte ChaCha20 block as 16 little-endian u32 words.
+
+    State: the 4 constants "expand 32-byte k", the 8 key words (the seed read as little-endian
+    u32s), then a 64-bit block counter in words 12 (low) and 13 (high) and the 64-bit stream
+    number in words 14 (low) and 15 (high). 20 rounds (10 double rounds), then the input state
+    is added word by word."""
+    state = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574]
+    state += list(key_words)
+    state += [counter & MASK32, (counter >> 32) & MASK32, stream & MASK32, (stream >> 32) & MASK32]
+    x = list(state)
+
+    def quarter(a, b, c, d):
+        x[a] = (x[a] + x[b]) & MASK32
+        x[d] = _rotl(x[d] ^ x[a], 16)
+        x[c] = (x[c] + x[d]) & MASK32
+        x[b] = _rotl(x[b] ^ x[c], 12)
+        x[a] = (x[a] + x[b]) & MASK32
+        x[d] = _rotl(x[d] ^ x[a], 8)
+        x[c] = (x[c] + x[d]) & MASK32
+        x[b] = _rotl(x[b] ^ x[c], 7)
+
+    for _ in range(10):
+        quarter(0, 4, 8, 12)
+        quarter(1, 5, 9, 13)
+        quarter(2, 6, 10, 14)
+        quarter(3, 7, 11, 15)
+        quarter(0, 5, 10, 15)
+        quarter(1, 6, 11, 12)
+        quarter(2, 7, 8, 13)
+        quarter(3, 4, 9, 14)
+    return [(x[i] + state[i]) & MASK32 for i in range(16)]
+
+
+class ChaCha20Rng:
+    """`ChaCha20Rng::from_seed(seed)` then `set_stream(stream)`: a fresh generator, block
+    counter 0. The output is the keystream as u32 words, block after block; `next_u64` takes
+    the next two words, the first as the low half."""
+
+    def __init__(self, seed, stream):
+        if len(seed) != 32:
+            raise ValueError("a seed is 32 bytes")
+        self.key = [int.from_bytes(seed[i : i + 4], "little") for i in range(0, 32, 4)]
+        self.stream = stream & MASK64
+        self.counter = 0
+        self.words = []
+        self.index = 0
+
+    def next_u32(self):
+        if self.index >= len(self.words):
+            self.words = chacha20_block(self.key, self.counter, self.stream)
+            self.counter = (self.counter + 1) & MASK64
+            self.index = 0
+        word = self.words[self.index]
+        self.index += 1
+        return word
+
+    def next_u64(self):
+        low = self.next_u32()
+        high = self.next_u32()
+        return (high << 32) | low
+
+
+def below(rng, n):
+    """A uniform draw from 0..n-1, rejecting the top of the u64 range that would bias it."""
+    rejected = ((MASK64 % n) + 1) % n
+    bound = (-rejected) & MASK64
+    while True:
+        draw = rng.next_u64()
+        if rejected == 0 or draw < bound:
+            return draw % n
+
+
+def shuffle_with_stream(seed, stream, items):
+    """Sorts the items by their JSON text, then Fisher–Yates from the top down."""
+    keyed = sorted(((canonical_json(item), item) for item in items), key=lambda pair: pair[0])
+    order = [item for _, item in keyed]
+    rng = ChaCha20Rng(seed, stream)
+    for top in range(len(order) - 1, 0, -1):
+        pick = below(rng, top + 1)
+        order[top], order[pick] = order[pick], order[top]
+    return order
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks.
+
+
+def time_text(at):
+    """The `at` of an event as it is hashed: YYYY-MM-DDTHH:MM:SS.ffffffZ (UTC, microseconds)."""
+    pattern = r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|\+00:00)"
+    match = re.fullmatch(pattern, str(at))
+    if not match:
+        raise Unverifiable("event time %r is not a UTC RFC 3339 time" % (at,))
+    fraction = (match.group(2) or "").ljust(9, "0")[:6]
+    return "%s.%sZ" % (match.group(1), fraction)
+
+
+def genesis_record(view, seed_commitment):
+    if "options" not in view:
+        raise Unverifiable(
+            "the game view has no `options`: this server does not expose the creation record"
+        )
+    return {
+        "game": view["game"],
+        "id": view["id"],
+        "options": view["options"],
+        "players": [{"name": seat["name"]} for seat in view["seats"]],
+        "seed_commitment": seed_commitment,
+    }
+
+
+def event_body(game_id, event):
+    return {
+        "actor": event.get("actor"),
+        "at": time_text(event["at"]),
+        "command": event.get("command"),
+        "data": event["data"],
+        "game": game_id,
+        "seq": event["seq"],
+        "type": event["type"],
+    }
+
+
+def find_shuffles(value, path="data"):
+    """Every object with exactly the keys `stream` and `order`, in document order."""
+    if isinstance(value, dict):
+        if set(value) == {"stream", "order"}:
+            yield path, value
+            return
+        for key in sorted(value):
+            yield from find_shuffles(value[key], "%s.%s" % (path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from find_shuffles(item, "%s[%d]" % (path, i))
+
+
+class Report:
+    def __init__(self):
+        self.failures = []  # (check, seq or None, message)
+        self.notes = []
+
+    def fail(self, check, seq, message):
+        self.failures.append((check, seq, message))
+
+    def failed(self, check):
+        return [f for f in self.failures if f[0] == check]
+
+
+def verify(bundle):
+    """Runs every check on a bundle {"view", "events", "audit"}; returns a Report."""
+    report = Report()
+    view, events, audit = bundle["view"], bundle["events"], bundle["audit"]
+    game_id = view["id"]
+    report.notes.append("game %s (%s), %d events" % (game_id, view.get("game"), len(events)))
+
+    if view.get("status") != "finished":
+        raise Unverifiable(
+            "the game is not finished: its seed is still secret and its log still redacted"
+        )
+    seed_hex = audit.get("seed")
+    commitment = audit.get("seed_commitment")
+    if not isinstance(seed_hex, str) or not re.fullmatch(r"[0-9a-f]{64}", seed_hex):
+        raise Unverifiable("the audit report reveals no seed of 64 lowercase hex digits")
+    if not isinstance(commitment, str):
+        raise Unverifiable("the audit report gives no seed commitment")
+    seed = bytes.fromhex(seed_hex)
+
+    # (a) The seed is the one committed to at creation.
+    if sha256_hex(seed) != commitment:
+        report.fail("seed", None, "SHA-256 of the revealed seed is not the published commitment")
+    if view.get("seed_commitment", commitment) != commitment:
+        report.fail("seed", None, "the view and the audit give different commitments")
+
+    # (b) The hash chain, from the creation record through every event. Each event is checked
+    # on its own (its hash against its contents, its prev_hash against the stored hash before
+    # it), so a changed event is named rather than everything after it.
+    genesis = sha256_hex(canonical_json(genesis_record(view, commitment)).encode("utf-8"))
+    prev = genesis
+    for i, event in enumerate(events):
+        seq = event.get("seq")
+        if seq != i + 1:
+            report.fail("chain", seq, "expected event %d at this position" % (i + 1))
+        if "prev_hash" not in event:
+            raise Unverifiable("event %s has no prev_hash: the log is not the finished one" % seq)
+        if event["prev_hash"] != prev:
+            what = "the genesis hash" if i == 0 else "the hash of event %d" % i
+            report.fail("chain", seq, "its prev_hash is not %s" % what)
+        expected = sha256_hex(
+            event["prev_hash"].encode("utf-8")
+            + canonical_json(event_body(game_id, event)).encode("utf-8")
+        )
+        if event.get("hash") != expected:
+            report.fail("chain", seq, "its hash does not match its contents")
+        prev = event.get("hash")
+    if len(events) != view.get("version"):
+        report.fail(
+            "chain", None, "the log has %d events but the game is at version %s"
+            % (len(events), view.get("version"))
+        )
+    if events and audit.get("head_hash") != events[-1].get("hash"):
+        report.fail("chain", None, "the last event's hash is not the head hash the server reports")
+
+    # (c) Every shuffle: numbered (batch's first seq << 16) | k, k = 0, 1, ... within the batch,
+    # and exactly the order the seed gives on that stream.
+    shuffles = 0
+    batch_first = None
+    batch_streams = []
+
+    def close_batch():
+        ks = sorted(s & 0xFFFF for s, _ in batch_streams)
+        if ks != list(range(len(ks))):
+            report.fail(
+                "shuffles", batch_first,
+                "the batch from this event numbers its shuffles %s, not 0, 1, 2, ..." % ks,
+            )
+
+    for i, event in enumerate(events):
+        seq = event.get("seq")
+        if i == 0 or event.get("command") is not None:
+            if batch_first is not None:
+                close_batch()
+            batch_first, batch_streams = seq, []
+        for path, shuffled in find_shuffles(event["data"]):
+            shuffles += 1
+            stream, order = shuffled["stream"], shuffled["order"]
+            is_u64 = isinstance(stream, int) and not isinstance(stream, bool)
+            if not is_u64 or not 0 <= stream <= MASK64:
+                report.fail("shuffles", seq, "%s: stream %r is not a u64" % (path, stream))
+                continue
+            if not isinstance(order, list):
+                report.fail("shuffles", seq, "%s: order is not a list" % path)
+                continue
+            batch_streams.append((stream, path))
+            if stream >> 16 != batch_first:
+                report.fail(
+                    "shuffles", seq,
+                    "%s: stream %d belongs to a batch starting at event %d, not %d"
+                    % (path, stream, stream >> 16, batch_first),
+                )
+            if shuffle_with_stream(seed, stream, order) != order:
+                report.fail(
+                    "shuffles", seq,
+                    "%s: the order recorded on stream %d is not the one the seed gives"
+                    % (path, stream),
+                )
+    if batch_first is not None:
+        close_batch()
+    report.notes.append("%d shuffles" % shuffles)
+    report.genesis, report.head, report.shuffles = genesis, prev, shuffles
+    report.commitment = commitment
+    report.server_audit = {k: audit.get(k) for k in ("chain_ok", "replay_ok", "seed_ok")}
+    return report
+
+
+def print_report(report, out=sys.stdout):
+    print("Parlour verifier: " + report.notes[0], file=out)
+    lines = {
+        "seed": "SHA-256(seed) is the commitment %s" % report.commitment,
+        "chain": "genesis %s to head %s" % (report.genesis, report.head),
+        "shuffles": "%d recorded shuffle(s) reproduced from the seed" % report.shuffles,
+    }
+    for check in ("seed", "chain", "shuffles"):
+        failed = report.failed(check)
+        if not failed:
+            print("  %-9s OK    %s" % (check, lines[check]), file=out)
+        for _, seq, message in failed:
+            where = "event %d" % seq if isinstance(seq, int) else "log"
+            print("  %-9s FAIL  %s: %s" % (check, where, message), file=out)
+    print(
+        "  (the server's own audit, not relied on: chain_ok=%s replay_ok=%s seed_ok=%s)"
+        % tuple(json.dumps(report.server_audit[k]) for k in ("chain_ok", "replay_ok", "seed_ok")),
+        file=out,
+    )
+    if report.failures:
+        print("NOT VERIFIED: %d problem(s)" % len(report.failures), file=out)
+    else:
+        print("VERIFIED", file=out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fetching.
+
+
+def get_json(url):
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return load_json(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as error:
+        body = error.read()[:300].decode("utf-8", "replace")
+        raise Unverifiable("GET %s: HTTP %d %s" % (url, error.code, body))
+    except urllib.error.URLError as error:
+        raise Unverifiable("GET %s: %s" % (url, error.reason))
+
+
+def fetch(base, game_id):
+    base = base.rstrip("/")
+    game = "%s/v1/games/%s" % (base, game_id)
+    view = get_json(game)
+    events, after = [], 0
+    while True:
+        page = get_json("%s/events?after=%d&limit=1000" % (game, after))
+        events.extend(page["events"])
+        if page.get("next_after") is None:
+            break
+        after = page["next_after"]
+    audit = get_json(game + "/audit")
+    return {"format": BUNDLE_FORMAT, "view": view, "events": events, "audit": audit}
+
+
+# ---------------------------------------------------------------------------------------------
+# Golden values, produced by Parlour's Rust code (domain/src/chance.rs tests).
+
+
+def self_test():
+    ok = True
+
+    def check(name, got, want):
+        nonlocal ok
+        good = got == want
+        ok = ok and good
+        print("  %-40s %s" % (name, "OK" if good else "FAIL: got %r, want %r" % (got, want)))
+
+    check(
+        "commitment of seed [0; 32]",
+        sha256_hex(bytes(32)),
+        "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
+    )
+    # RFC 7539 §2.3.2 block function test vector (its 96-bit nonce layout mapped onto
+    # rand_chacha's 64-bit counter and 64-bit stream): counter words 1 and 0x09000000.
+    key = [int.from_bytes(bytes(range(i, i + 4)), "little") for i in range(0, 32, 4)]
+    block = chacha20_block(key, 1 | (0x09000000 << 32), 0x4A000000)
+    check("RFC 7539 block, first word", block[0], 0xE4E7F110)
+    check(
+        "shuffle: seed [0; 32], stream 1 << 16",
+        shuffle_with_stream(bytes(32), 1 << 16, list(range(10))),
+        [7, 9, 0, 8, 6, 5, 1, 2, 3, 4],
+    )
+    birds = ["owl", "robin", "wren", "jay", "kestrel", "puffin"]
+    check(
+        "shuffle: seed 0, 1, ..., 31, stream 7",
+        shuffle_with_stream(bytes(range(32)), 7, birds),
+        ["puffin", "owl", "wren", "jay", "kestrel", "robin"],
+    )
+    sample = '{"b": 1, "a": {"z": [1, {"y": 2, "x": "\\u00e9"}], "c": null}}'
+    check(
+        "canonical JSON",
+        canonical_json(load_json(sample)),
+        '{"a":{"c":null,"z":[1,{"x":"é","y":2}]},"b":1}',
+    )
+    print("SELF-TEST OK" if ok else "SELF-TEST FAILED")
+    return ok
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        description="Verify a finished Parlour game: seed commitment, hash chain and shuffles."
+    )
+    parser.add_argument("url", nargs="?", help="the server, e.g. http://127.0.0.1:8080")
+    parser.add_argument("game_id", nargs="?", help="the game's id")
+    parser.add_argument("--log", metavar="FILE", help="verify a saved bundle instead of fetching")
+    parser.add_argument("--save", metavar="FILE", help="save the fetched bundle to FILE")
+    parser.add_argument("--self-test", action="store_true", help="check against golden values")
+    args = parser.parse_args(argv)
+
+    if args.self_test:
+        return 0 if self_test() else 1
+    try:
+        if args.log:
+            if args.url or args.game_id or args.save:
+                parser.error("--log takes no URL, game id or --save")
+            with open(args.log, encoding="utf-8") as f:
+                bundle = load_json(f.read())
+            if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+                raise Unverifiable("%s is not a %s bundle" % (args.log, BUNDLE_FORMAT))
+        else:
+            if not (args.url and args.game_id):
+                parser.error("give a server URL and a game id, or --log FILE")
+            bundle = fetch(args.url, args.game_id)
+            if args.save:
+                with open(args.save, "w", encoding="utf-8") as f:
+                    f.write(canonical_json(bundle) + "\n")
+        report = verify(bundle)
+    except Unverifiable as error:
+        print("CANNOT VERIFY: %s" % error)
+        return 1
+    except (KeyError, TypeError, ValueError) as error:
+        print("CANNOT VERIFY: malformed input (%s: %s)" % (type(error).__name__, error))
+        return 1
+    print_report(report)
+    return 1 if report.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
