@@ -3,6 +3,7 @@
 
 mod basics;
 mod client;
+mod crash;
 mod errors;
 mod helpers;
 mod play;
