@@ -20,6 +20,14 @@ fn tables() -> Vec<(&'static str, usize, Value)> {
             tables.push((d.id, players, json!({})));
         }
     }
+    // The options that change the pack or the variant, beyond each game's defaults.
+    for players in [3, 5, 8] {
+        tables.push(("history-of-england", players, json!({"series": 2})));
+        tables.push(("history-of-england", players, json!({"series": 3})));
+    }
+    tables.push(("googly", 2, json!({"variant": "patience"})));
+    tables.push(("googly", 4, json!({"variant": "two_player"})));
+    tables.push(("british-birds", 3, json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]})));
     tables
 }
 
