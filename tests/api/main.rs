@@ -2,6 +2,7 @@
 //! port, on SQLite and on Postgres (`DATABASE_URL`, else a testcontainers Postgres).
 
 mod basics;
+mod british_birds;
 mod client;
 mod errors;
 mod helpers;
