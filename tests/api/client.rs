@@ -83,8 +83,8 @@ pub async fn play_to_end(
     }
 }
 
-/// Makes one random legal move, among the actions `keep` accepts, by a random seat among
-/// those to act. Returns the seat and the move, or `None` once the game is over.
+/// Makes one random legal move, among the actions `keep` accepts (any, if it accepts none),
+/// by a random seat among those to act. Returns the seat and the move, or `None` once the game is over.
 pub async fn random_move(
     app: &TestApp,
     id: &str,
@@ -116,9 +116,16 @@ pub async fn random_move(
         .filter(|a| keep(a))
         .cloned()
         .collect();
+    let offered = match offered.is_empty() {
+        true => mine["legal_actions"]
+            .as_array()
+            .expect("legal_actions")
+            .clone(),
+        false => offered,
+    };
     assert!(
         !offered.is_empty(),
-        "seat {seat} is to act but offered nothing to choose: {mine}"
+        "seat {seat} is to act but offered nothing: {mine}"
     );
     let body = instantiate(
         &offered[(rng.next_u64() % offered.len() as u64) as usize],

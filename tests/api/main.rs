@@ -6,5 +6,6 @@ mod british_birds;
 mod client;
 mod errors;
 mod helpers;
+mod history_of_england;
 mod play;
 mod store;
