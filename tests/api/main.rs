@@ -5,6 +5,7 @@ mod basics;
 mod british_birds;
 mod client;
 mod errors;
+mod googly;
 mod helpers;
 mod history_of_england;
 mod play;
