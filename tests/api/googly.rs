@@ -509,6 +509,14 @@ async fn the_documents_of_a_game_answer_with_problems_when_they_cannot_be_given(
         "invalid-selection",
     )
     .await;
+    // A match listed twice would be counted twice.
+    let body = assert_problem(
+        get(format!("/v1/statistics/{GAME}?games={finished},{finished}")).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "invalid-selection",
+    )
+    .await;
+    assert!(body["detail"].as_str().unwrap().contains("twice"), "{body}");
     assert_problem(
         get(format!("/v1/statistics/{GAME}?games=")).await,
         StatusCode::BAD_REQUEST,
