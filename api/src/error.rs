@@ -41,7 +41,7 @@ pub enum Problem {
     Conflict,
     /// The game has no such document.
     NoSuchDocument,
-    /// Games chosen for statistics that are unfinished or of another kind.
+    /// Games chosen for statistics that are unfinished, of another kind, or listed twice.
     InvalidSelection,
     /// The database does not answer.
     Unavailable,

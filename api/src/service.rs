@@ -630,11 +630,17 @@ impl Parlour {
     }
 
     /// Statistics over finished games of one kind (GOOGLY: averages, centuries, hat-tricks and
-    /// the championship table), from each game's public `record` export.
+    /// the championship table), from each game's public `record` export. Each game is counted
+    /// once, so a game listed twice is refused rather than counted twice.
     pub async fn statistics(&self, game: &str, ids: &[Uuid]) -> Result<Value> {
         let engine = engine_for(game)?;
         let mut records = Vec::with_capacity(ids.len());
-        for id in ids {
+        for (i, id) in ids.iter().enumerate() {
+            if ids[..i].contains(id) {
+                return Err(ServiceError::Selection(format!(
+                    "game {id} is listed twice"
+                )));
+            }
             let (kind, record) = self
                 .with_game(*id, |l| {
                     (

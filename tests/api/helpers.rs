@@ -7,6 +7,7 @@ use parlour::startup::Application;
 use parlour::store::{self, EventStore};
 use reqwest::{Client, Method, Response, StatusCode};
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 /// Which backend a test runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,6 +226,21 @@ pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Va
         "{body}"
     );
     body
+}
+
+/// Asserts the audit is clean: the chain holds, the replay matches and, once the game is
+/// over, the revealed seed hashes to its commitment and re-runs every shuffle.
+pub async fn assert_clean_audit(app: &TestApp, id: &str) {
+    let (status, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(audit["chain_ok"], json!(true), "{audit}");
+    assert_eq!(audit["replay_ok"], json!(true), "{audit}");
+    assert_eq!(audit["seed_ok"], json!(true), "{audit}");
+    let seed = hex::decode(audit["seed"].as_str().expect("seed revealed")).expect("hex seed");
+    assert_eq!(
+        hex::encode(Sha256::digest(&seed)),
+        audit["seed_commitment"].as_str().unwrap()
+    );
 }
 
 /// Runs a test body once on SQLite and once on Postgres.

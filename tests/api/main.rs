@@ -2,10 +2,13 @@
 //! port, on SQLite and on Postgres (`DATABASE_URL`, else a testcontainers Postgres).
 
 mod basics;
+mod british_birds;
 mod client;
 mod crash;
 mod errors;
+mod googly;
 mod helpers;
+mod history_of_england;
 mod play;
 mod store;
 mod verify;

@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 use crate::client::{play_random_game, Watch};
-use crate::helpers::TestApp;
+use crate::helpers::{assert_clean_audit, TestApp};
 use crate::on_both_backends;
 
 /// Every game offered, with each player count it allows and the options to try.
@@ -29,19 +28,6 @@ fn tables() -> Vec<(&'static str, usize, Value)> {
     tables.push(("googly", 4, json!({"variant": "two_player"})));
     tables.push(("british-birds", 3, json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]})));
     tables
-}
-
-async fn assert_clean_audit(app: &TestApp, id: &str) {
-    let (status, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(audit["chain_ok"], json!(true), "{audit}");
-    assert_eq!(audit["replay_ok"], json!(true), "{audit}");
-    assert_eq!(audit["seed_ok"], json!(true), "{audit}");
-    let seed = hex::decode(audit["seed"].as_str().expect("seed revealed")).expect("hex seed");
-    assert_eq!(
-        hex::encode(Sha256::digest(&seed)),
-        audit["seed_commitment"].as_str().unwrap()
-    );
 }
 
 async fn every_game_and_player_count_plays_to_the_end_with_no_leaks(app: TestApp) {

@@ -27,7 +27,7 @@ pub struct StatisticsQuery {
         (status = 200, description = "The statistics", body = Object),
         (status = 400, description = "No game ids, or too many", content_type = "application/problem+json"),
         (status = 404, description = "No such game, or it keeps no statistics", content_type = "application/problem+json"),
-        (status = 422, description = "A game is unfinished or of another kind", content_type = "application/problem+json"),
+        (status = 422, description = "A game is unfinished, of another kind, or listed twice", content_type = "application/problem+json"),
     ))]
 #[get("/v1/statistics/{game}")]
 pub async fn statistics(
