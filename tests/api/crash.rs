@@ -34,24 +34,41 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("start parlour");
+        let server = Server {
+            child,
+            address: format!("http://{address}"),
+        };
         let client = Client::new();
         for _ in 0..200 {
-            if let Ok(res) = client.get(format!("http://{address}/readyz")).send().await {
+            if let Ok(res) = client
+                .get(format!("{}/readyz", server.address))
+                .send()
+                .await
+            {
                 if res.status() == StatusCode::OK {
-                    return Server {
-                        child,
-                        address: format!("http://{address}"),
-                    };
+                    return server;
                 }
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        server.kill();
         panic!("parlour did not become ready");
     }
 
     fn kill(mut self) {
-        self.child.kill().expect("SIGKILL");
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    // A failing test must not leave a server running.
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

@@ -25,8 +25,12 @@ fn tables() -> Vec<(&'static str, usize, Value)> {
         tables.push(("history-of-england", players, json!({"series": 3})));
     }
     tables.push(("googly", 2, json!({"variant": "patience"})));
-    tables.push(("googly", 4, json!({"variant": "two_player"})));
-    tables.push(("british-birds", 3, json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]})));
+    tables.push(("googly", 3, json!({"variant": "patience"})));
+    tables.push((
+        "british-birds",
+        3,
+        json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]}),
+    ));
     tables
 }
 
