@@ -265,3 +265,34 @@ macro_rules! on_both_backends {
         }
     };
 }
+
+/// A JSON list of card ids as strings.
+pub fn ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .expect("a list of cards")
+        .iter()
+        .map(|c| c.as_str().expect("a card id").to_string())
+        .collect()
+}
+
+/// The caller's hand.
+pub async fn hand(app: &TestApp, id: &str, token: &str) -> Vec<String> {
+    ids(&app.view(id, Some(token)).await["you"]["hand"])
+}
+
+/// The events after `after`, as `token`'s seat (or a spectator) sees them.
+pub async fn events_after(app: &TestApp, id: &str, token: Option<&str>, after: u64) -> Vec<Value> {
+    let (status, page) = app
+        .get(&format!("/v1/games/{id}/events?after={after}"), token)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    page["events"].as_array().expect("events").clone()
+}
+
+/// The view as everyone at the table sees it: without the caller's own hand and moves.
+pub fn table_part(view: &Value) -> Value {
+    let mut view = view.clone();
+    view.as_object_mut().expect("a view").remove("you");
+    view["legal_actions"] = json!([]);
+    view
+}

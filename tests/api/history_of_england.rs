@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::client::{play_to_end, random_move, seed_hex, Watcher};
-use crate::helpers::{assert_clean_audit, TestApp};
+use crate::helpers::{assert_clean_audit, events_after, hand, ids, table_part, TestApp};
 use crate::on_both_backends;
 
 const GAME: &str = "history-of-england";
@@ -31,35 +31,6 @@ async fn sets(app: &TestApp) -> BTreeMap<String, String> {
             )
         })
         .collect()
-}
-
-fn ids(list: &Value) -> Vec<String> {
-    list.as_array()
-        .expect("a list of cards")
-        .iter()
-        .map(|c| c.as_str().expect("a card id").to_string())
-        .collect()
-}
-
-async fn hand(app: &TestApp, id: &str, token: &str) -> Vec<String> {
-    ids(&app.view(id, Some(token)).await["you"]["hand"])
-}
-
-/// The events after `after`, as `token`'s seat (or a spectator) sees them.
-async fn events_after(app: &TestApp, id: &str, token: Option<&str>, after: u64) -> Vec<Value> {
-    let (status, page) = app
-        .get(&format!("/v1/games/{id}/events?after={after}"), token)
-        .await;
-    assert_eq!(status, StatusCode::OK, "{page}");
-    page["events"].as_array().expect("events").clone()
-}
-
-/// The view as everyone at the table sees it: without the caller's own hand and moves.
-fn table_part(view: &Value) -> Value {
-    let mut view = view.clone();
-    view.as_object_mut().expect("a view").remove("you");
-    view["legal_actions"] = json!([]);
-    view
 }
 
 /// A Crown ask to make: of `asked`, who holds `crown`, showing `show`.
