@@ -44,9 +44,8 @@ fn mixed(players: usize) -> Vec<OwlPreference> {
         .to_vec()
 }
 
-/// Seeds per configuration in the default run: the shared check views the table from every
-/// seat after every event, which costs about a millisecond a move in a debug build. The
-/// ignored test below runs 300 seeds per configuration (`cargo test --release -- --ignored`).
+/// Seeds per configuration, multiplied by the default run's scale of 5. The ignored test below
+/// runs 300 seeds per configuration (`cargo test --release -- --ignored`).
 const SEEDS: [(usize, u64, u64); 3] = [(2, 30, 15), (3, 20, 10), (4, 15, 10)];
 
 fn play_configuration(players: usize, scale: u64) {
@@ -61,17 +60,17 @@ fn play_configuration(players: usize, scale: u64) {
 
 #[test]
 fn random_two_player_games_always_end_cleanly() {
-    play_configuration(2, 1);
+    play_configuration(2, 5);
 }
 
 #[test]
 fn random_three_player_games_always_end_cleanly() {
-    play_configuration(3, 1);
+    play_configuration(3, 5);
 }
 
 #[test]
 fn random_four_player_games_always_end_cleanly() {
-    play_configuration(4, 1);
+    play_configuration(4, 5);
 }
 
 #[test]

@@ -27,36 +27,35 @@ fn run(players: usize, variant: Option<Variant>, seeds: u64) {
     }
 }
 
-// Each debug-build playout costs ~0.1 s (the shared checker builds every seat's view after
-// every event), so the default run uses a few dozen seeds per configuration; `soak` runs 250
-// per configuration (`cargo test --release -- --ignored soak`).
+// The default run plays a hundred-odd seeds per configuration (a few seconds with the test
+// profile's optimisation); `soak` runs 250 per configuration (`cargo test --release -- --ignored soak`).
 
 #[test]
 fn patience_plays_out() {
-    run(1, None, 25);
-    run(3, Some(Variant::Patience), 5);
+    run(1, None, 125);
+    run(3, Some(Variant::Patience), 25);
 }
 
 #[test]
 fn two_player_plays_out() {
-    run(2, None, 25);
+    run(2, None, 125);
 }
 
 #[test]
 fn three_player_plays_out() {
-    run(3, None, 15);
+    run(3, None, 75);
 }
 
 #[test]
 fn team_plays_out_with_four_players() {
-    run(4, None, 20);
+    run(4, None, 100);
 }
 
 #[test]
 fn team_plays_out_with_two_five_and_twenty_two_players() {
-    run(2, Some(Variant::Team), 6);
-    run(5, Some(Variant::Team), 6);
-    run(22, Some(Variant::Team), 2);
+    run(2, Some(Variant::Team), 30);
+    run(5, Some(Variant::Team), 30);
+    run(22, Some(Variant::Team), 10);
 }
 
 #[test]
