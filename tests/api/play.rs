@@ -233,28 +233,29 @@ on_both_backends!(
     a_long_poll_answers_when_the_game_moves,
 );
 
-/// Hundreds of random games per game and player count, watched for 5xx and unfinished games.
-/// SQLite only, to keep CI within its time; the Postgres path is the same code above the store.
+/// Hundreds of random games per game and player count (100 by default; set
+/// `PARLOUR_GAMES_PER_TABLE`), eight at a time, watched for 5xx and unfinished games. SQLite
+/// only, to keep CI within its time; the Postgres path is the same code above the store.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_generic_client_plays_many_random_games_of_every_kind() {
+    use futures_util::StreamExt;
     let games_per_table: u64 = std::env::var("PARLOUR_GAMES_PER_TABLE")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
+        .unwrap_or(100);
     let app = crate::helpers::spawn_app(crate::helpers::Backend::Sqlite).await;
-    for (game, players, options) in tables() {
-        for seed in 0..games_per_table {
-            let played = play_random_game(
-                &app,
-                game,
-                players,
-                options.clone(),
-                seed,
-                Watch::Play,
-                20_000,
-            )
-            .await;
-            assert!(played.moves > 0);
-        }
-    }
+    let jobs: Vec<_> = tables()
+        .into_iter()
+        .flat_map(|table| (0..games_per_table).map(move |seed| (table.clone(), seed)))
+        .collect();
+    futures_util::stream::iter(jobs)
+        .for_each_concurrent(8, |((game, players, options), seed)| {
+            let app = &app;
+            async move {
+                let played =
+                    play_random_game(app, game, players, options, seed, Watch::Play, 20_000).await;
+                assert!(played.moves > 0);
+            }
+        })
+        .await;
 }
