@@ -40,7 +40,7 @@ hash-chained event log; after the game its seed is revealed and `GET /v1/games/{
     ),
     paths(
         catalog::list, catalog::show,
-        games::create, games::show, games::act, games::events, games::state_at, games::audit,
+        games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit,
         games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz,
     ),

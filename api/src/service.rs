@@ -137,6 +137,15 @@ impl Caller {
     }
 }
 
+/// One message of a game's stream of views.
+#[derive(Debug, Clone)]
+pub enum Update {
+    /// The game as the caller sees it now.
+    View(Box<GameView>),
+    /// Nothing happened for a while; the connection is still alive.
+    KeepAlive,
+}
+
 /// A move as received.
 pub struct Move {
     /// The action body.
@@ -473,6 +482,44 @@ impl Parlour {
             }
         }
         self.view(id, caller).await.map(Some)
+    }
+
+    /// Every view `caller` should see from now on: the current one, then one each time the game
+    /// moves, with a `KeepAlive` after each quiet `heartbeat`; it ends after the final view.
+    pub async fn updates(
+        self: Arc<Self>,
+        id: Uuid,
+        caller: Caller,
+        heartbeat: Duration,
+    ) -> Result<impl futures_util::Stream<Item = Update>> {
+        let first = self.view(id, caller).await?;
+        let start = (self, Some(Update::View(Box::new(first))), None::<u64>);
+        Ok(futures_util::stream::unfold(
+            start,
+            move |(service, pending, known)| async move {
+                let update = match pending {
+                    Some(update) => update,
+                    None => {
+                        let known = known?;
+                        match service
+                            .view_when_changed(id, caller, known, heartbeat)
+                            .await
+                        {
+                            Ok(Some(view)) => Update::View(Box::new(view)),
+                            Ok(None) => Update::KeepAlive,
+                            Err(_) => return None,
+                        }
+                    }
+                };
+                let known = match &update {
+                    // After the final view there is nothing more to wait for.
+                    Update::View(view) if view.status == Status::Finished => None,
+                    Update::View(view) => Some(view.version),
+                    Update::KeepAlive => known,
+                };
+                Some((update, (service, None, known)))
+            },
+        ))
     }
 
     /// Makes a move for `caller`'s seat and answers with their new view.

@@ -224,7 +224,75 @@ async fn a_long_poll_answers_when_the_game_moves(app: TestApp) {
     assert!(seen["version"].as_u64().unwrap() > version);
 }
 
+/// Reads server-sent events until one `view` arrives.
+async fn next_view(stream: &mut reqwest::Response, buffer: &mut String) -> Value {
+    loop {
+        if let Some(end) = buffer.find("\n\n") {
+            let message: String = buffer.drain(..end + 2).collect();
+            if let Some(data) = message.lines().find_map(|l| l.strip_prefix("data: ")) {
+                assert!(message.starts_with("event: view\n"), "{message}");
+                return serde_json::from_str(data).expect("a view");
+            }
+            continue;
+        }
+        let chunk = tokio::time::timeout(Duration::from_secs(20), stream.chunk())
+            .await
+            .expect("a view within 20 s")
+            .expect("the stream")
+            .expect("the stream did not end");
+        buffer.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+    }
+}
+
+async fn a_stream_of_views_tells_a_seat_at_once_when_the_game_moves(app: TestApp) {
+    let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
+    let mut stream = app
+        .client
+        .get(format!("{}/v1/games/{id}/stream", app.address))
+        .bearer_auth(&tokens[1])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    let mut buffer = String::new();
+    let first = next_view(&mut stream, &mut buffer).await;
+    assert_eq!(
+        first,
+        app.view(&id, Some(&tokens[1])).await,
+        "the stream starts with the current view"
+    );
+    let to_act = first["to_act"][0].as_u64().unwrap() as usize;
+    let mine = app.view(&id, Some(&tokens[to_act])).await;
+    let action = parlour_domain::playout::instantiate(
+        &mine["legal_actions"][0],
+        &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(8),
+    );
+    assert_eq!(
+        app.act(&id, &tokens[to_act], &action).await.0,
+        StatusCode::OK
+    );
+    let second = next_view(&mut stream, &mut buffer).await;
+    assert!(second["version"].as_u64() > first["version"].as_u64());
+    assert_eq!(
+        second["you"]["seat"],
+        json!(1),
+        "the stream shows the token's seat"
+    );
+    assert_eq!(second, app.view(&id, Some(&tokens[1])).await);
+    let res = app
+        .request(
+            reqwest::Method::GET,
+            "/v1/games/00000000-0000-0000-0000-000000000000/stream",
+            None,
+            None,
+        )
+        .await;
+    crate::helpers::assert_problem(res, StatusCode::NOT_FOUND, "game-not-found").await;
+}
+
 on_both_backends!(
+    a_stream_of_views_tells_a_seat_at_once_when_the_game_moves,
     every_game_and_player_count_plays_to_the_end_with_no_leaks,
     an_active_game_hides_its_seed_and_audits_clean,
     a_restart_on_the_same_database_shows_the_same_game,

@@ -11,7 +11,7 @@ use utoipa::IntoParams;
 use super::{game_id, Bearer};
 use crate::dto::{AuditReport, CreatedGame, EventPage, GameView, NewGame, ScorecardBody};
 use crate::error::{ApiError, Problem};
-use crate::service::{Move, Parlour, MAX_WAIT_SECONDS};
+use crate::service::{Move, Parlour, Update, MAX_WAIT_SECONDS};
 
 const PROBLEM: &str = "application/problem+json";
 
@@ -310,4 +310,45 @@ pub async fn export(
     let (id, format) = path.into_inner();
     let id = game_id(&id)?;
     Ok(HttpResponse::Ok().json(service.export(id, &format).await?))
+}
+
+/// How often a quiet stream sends a keep-alive comment.
+const HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// The caller's view as a stream of server-sent events: one `view` event now and one each time
+/// the game moves (`id:` is the version), a keep-alive comment every 15 s, and the stream ends
+/// after the final view. Use it to be told at once when it is your turn.
+#[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, description = "`text/event-stream` of `view` events, each a GameView", content_type = "text/event-stream", body = String),
+        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 403, description = "Token of another game", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}/stream")]
+pub async fn stream(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+    bearer: Bearer,
+) -> Result<HttpResponse, ApiError> {
+    use futures_util::StreamExt;
+    let id = game_id(&id)?;
+    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let updates = service.into_inner().updates(id, caller, HEARTBEAT).await?;
+    let messages = updates.map(|update| {
+        let text = match update {
+            Update::View(view) => match serde_json::to_string(&view) {
+                Ok(json) => format!("event: view\nid: {}\ndata: {json}\n\n", view.version),
+                Err(_) => String::from(": a view could not be written\n\n"),
+            },
+            Update::KeepAlive => String::from(": keep-alive\n\n"),
+        };
+        Ok::<_, actix_web::Error>(web::Bytes::from(text))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .streaming(messages))
 }

@@ -61,6 +61,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(catalog::show)
         .service(games::create)
         .service(games::show)
+        .service(games::stream)
         .service(games::act)
         .service(games::events)
         .service(games::state_at)
