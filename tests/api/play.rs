@@ -280,6 +280,24 @@ async fn a_stream_of_views_tells_a_seat_at_once_when_the_game_moves(app: TestApp
         "the stream shows the token's seat"
     );
     assert_eq!(second, app.view(&id, Some(&tokens[1])).await);
+    // A finished game's stream sends the final view and ends.
+    let played = play_random_game(&app, "girl", 2, json!({}), 11, Watch::Play, 20_000).await;
+    let mut stream = app
+        .client
+        .get(format!("{}/v1/games/{}/stream", app.address, played.id))
+        .send()
+        .await
+        .unwrap();
+    let mut buffer = String::new();
+    let last = next_view(&mut stream, &mut buffer).await;
+    assert_eq!(last["status"], json!("finished"));
+    let rest = tokio::time::timeout(Duration::from_secs(5), stream.chunk())
+        .await
+        .expect("the stream ends");
+    assert!(
+        matches!(rest, Ok(None)),
+        "nothing follows the final view: {rest:?}"
+    );
     let res = app
         .request(
             reqwest::Method::GET,
