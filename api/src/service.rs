@@ -107,6 +107,8 @@ struct Slot {
 
 /// How many games stay in memory before the least recently created slots are dropped.
 const CACHED_GAMES: usize = 20_000;
+/// How many seat tokens stay in memory.
+const CACHED_TOKENS: usize = 100_000;
 /// How many times a move is re-decided after losing a race to another writer.
 const APPEND_ATTEMPTS: usize = 3;
 /// Longest long-poll.
@@ -321,11 +323,8 @@ impl Parlour {
             options: record.options.clone(),
             seats,
         };
-        {
-            let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
-            for c in &credentials {
-                tokens.insert(c.token_hash.clone(), (record.id, c.seat));
-            }
+        for c in &credentials {
+            self.remember_token(c.token_hash.clone(), (record.id, c.seat));
         }
         let slot = self.slot(record.id);
         *slot.game.lock().await = Some(Loaded {
@@ -337,6 +336,16 @@ impl Parlour {
         });
         slot.changes.send_replace(version);
         Ok(created)
+    }
+
+    /// Caches a token's seat. The cache is only a shortcut to the seats table, so when it is
+    /// full it is simply emptied rather than allowed to grow with every game ever played.
+    fn remember_token(&self, hash: String, seat: (Uuid, u8)) {
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        if tokens.len() >= CACHED_TOKENS {
+            tokens.clear();
+        }
+        tokens.insert(hash, seat);
     }
 
     /// Checks a bearer token against the game: no token is a spectator.
@@ -356,10 +365,7 @@ impl Parlour {
             None => {
                 let found = self.store.seat_for_token(&hash).await?;
                 if let Some(found) = found {
-                    self.tokens
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(hash, found);
+                    self.remember_token(hash, found);
                 }
                 found
             }
