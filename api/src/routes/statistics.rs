@@ -6,7 +6,7 @@ use utoipa::IntoParams;
 
 use super::game_id;
 use crate::error::{ApiError, Problem};
-use crate::service::Parlour;
+use crate::service::{Parlour, ServiceError};
 
 /// Most games counted in one request.
 const MAX_GAMES: usize = 500;
@@ -48,11 +48,13 @@ pub async fn statistics(
             format!("`games` must list 1 to {MAX_GAMES} game ids, separated by commas"),
         ));
     }
-    if parlour_domain::catalog::engine(&game).is_none() {
-        return Err(ApiError::new(
-            Problem::NotFound,
-            format!("Parlour does not offer a game called {:?}", game.as_str()),
-        ));
-    }
-    Ok(HttpResponse::Ok().json(service.statistics(&game, &ids).await?))
+    let statistics = service
+        .statistics(&game, &ids)
+        .await
+        .map_err(|error| match error {
+            // In a path, a game the catalogue does not offer is simply not there.
+            ServiceError::UnknownGame(_) => ApiError::new(Problem::NotFound, error.to_string()),
+            other => other.into(),
+        })?;
+    Ok(HttpResponse::Ok().json(statistics))
 }
