@@ -6,6 +6,7 @@ mod british_birds;
 mod client;
 mod crash;
 mod errors;
+mod fixtures_record;
 mod googly;
 mod helpers;
 mod history_of_england;
