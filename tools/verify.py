@@ -3,26 +3,34 @@
 
 Checks, without trusting any of Parlour's own code:
 
-  seed      SHA-256 of the revealed seed is the commitment published when the game was created;
-  chain     every event's hash is SHA-256(previous hash || canonical JSON of the event), starting
-            from the hash of the game's creation record, and every event links to the one before;
+  seed      SHA-256 of the revealed seed (and, for chain format 2, the server's salt) is the
+            commitment published when the game was created;
+  chain     every event links to the one before, from the hash of the game's creation record;
+            format 2: each event's seal is SHA-256(HMAC-SHA256(salt, seq) || canonical
+            {command, data}) and its hash covers the seal, never the hidden parts themselves;
+            format 1: its hash covers the event's whole canonical JSON; the log ends where the
+            server recorded its end;
   shuffles  every recorded shuffle (any JSON object with exactly the keys "stream" and "order")
-            is numbered as the protocol says and is the order the seed gives on that stream.
+            is numbered as the protocol says and is the order the seed gives on that stream;
+  receipts  each receipt kept from a move is signed by the server's key and names an event the
+            log holds with that very hash (Ed25519 in tools/ed25519.py, beside this file).
 
 The protocol is described in docs/audit.md. Standard library only (Python 3.8+).
 
 Usage:
-  python3 tools/verify.py http://127.0.0.1:8080 GAME_ID        fetch the game and verify it
-  python3 tools/verify.py --save game.json URL GAME_ID         ... and keep the bundle
-  python3 tools/verify.py --log game.json                      verify a saved bundle offline
-  python3 tools/verify.py --self-test                          check against golden values
+  python3 tools/verify.py http://127.0.0.1:8080 GAME_ID       fetch the game file and verify it
+  python3 tools/verify.py --save game.json URL GAME_ID        ... and keep the file
+  python3 tools/verify.py game.json [--receipt R.json ...]    verify a saved file offline
+  python3 tools/verify.py --self-test                         check against golden values
 
 Exit status: 0 only if everything verifies; 1 if anything fails or cannot be checked.
 """
 
 import argparse
 import hashlib
+import hmac
 import json
+import os
 import re
 import sys
 import urllib.error
@@ -31,6 +39,7 @@ import urllib.request
 MASK32 = 0xFFFFFFFF
 MASK64 = 0xFFFFFFFFFFFFFFFF
 BUNDLE_FORMAT = "parlour-verify-bundle/1"
+GAME_FILE_FORMAT = "parlour-game/1"
 
 
 class Unverifiable(Exception):
@@ -191,27 +200,52 @@ def time_text(at):
     return "%s.%sZ" % (match.group(1), fraction)
 
 
-def genesis_record(view, seed_commitment):
-    if "options" not in view:
-        raise Unverifiable(
-            "the game view has no `options`: this server does not expose the creation record"
-        )
-    return {
-        "game": view["game"],
-        "id": view["id"],
-        "options": view["options"],
-        "players": [{"name": seat["name"]} for seat in view["seats"]],
-        "seed_commitment": seed_commitment,
+def genesis_record(record):
+    """The creation record the chain starts from, in the game's chain format."""
+    base = {
+        "game": record["game"],
+        "id": record["id"],
+        "options": record["options"],
+        "players": [{"name": p["name"]} for p in record["players"]],
+        "seed_commitment": record["seed_commitment"],
     }
+    if record["chain"] >= 2:
+        base["chain"] = record["chain"]
+        base["rules_version"] = record["rules_version"]
+    return base
 
 
 def event_body(game_id, event):
+    """Format 1: the event's whole canonical JSON is hashed."""
     return {
         "actor": event.get("actor"),
         "at": time_text(event["at"]),
         "command": event.get("command"),
         "data": event["data"],
         "game": game_id,
+        "seq": event["seq"],
+        "type": event["type"],
+    }
+
+
+def nonce(salt, seq):
+    """Format 2: the secret that blinds event `seq`'s seal."""
+    return hmac.new(salt, seq.to_bytes(8, "big"), hashlib.sha256).digest()
+
+
+def seal(salt, event):
+    """Format 2: the commitment to an event's data and the action behind it."""
+    hidden = {"command": event.get("command"), "data": event["data"]}
+    return sha256_hex(nonce(salt, event["seq"]) + canonical_json(hidden).encode("utf-8"))
+
+
+def sealed_body(game_id, event, sealed):
+    """Format 2: what the hash covers instead of the hidden parts."""
+    return {
+        "actor": event.get("actor"),
+        "at": time_text(event["at"]),
+        "game": game_id,
+        "sealed": sealed,
         "seq": event["seq"],
         "type": event["type"],
     }
@@ -242,35 +276,66 @@ class Report:
         return [f for f in self.failures if f[0] == check]
 
 
-def verify(bundle):
-    """Runs every check on a bundle {"view", "events", "audit"}; returns a Report."""
-    report = Report()
-    view, events, audit = bundle["view"], bundle["events"], bundle["audit"]
-    game_id = view["id"]
-    report.notes.append("game %s (%s), %d events" % (game_id, view.get("game"), len(events)))
-
+def from_bundle(bundle):
+    """A `parlour-verify-bundle/1` (the view, the log and the audit, as an older verifier saved
+    them) in the shape of a game file."""
+    view, audit = bundle["view"], bundle["audit"]
     if view.get("status") != "finished":
         raise Unverifiable(
             "the game is not finished: its seed is still secret and its log still redacted"
         )
-    seed_hex = audit.get("seed")
-    commitment = audit.get("seed_commitment")
-    if not isinstance(seed_hex, str) or not re.fullmatch(r"[0-9a-f]{64}", seed_hex):
-        raise Unverifiable("the audit report reveals no seed of 64 lowercase hex digits")
-    if not isinstance(commitment, str):
-        raise Unverifiable("the audit report gives no seed commitment")
-    seed = bytes.fromhex(seed_hex)
+    return {
+        "format": GAME_FILE_FORMAT,
+        "record": {
+            "id": view["id"],
+            "game": view["game"],
+            "players": [{"name": seat["name"]} for seat in view["seats"]],
+            "options": view["options"],
+            "seed_commitment": audit.get("seed_commitment"),
+            "chain": audit.get("chain", 1),
+            "rules_version": view.get("rules_version", 1),
+        },
+        "seed": audit.get("seed"),
+        "salt": audit.get("salt"),
+        "events": bundle["events"],
+        "head": {"version": view.get("version"), "hash": audit.get("head_hash")},
+        "receipts": [],
+        "server_audit": {k: audit.get(k) for k in ("chain_ok", "replay_ok", "seed_ok")},
+    }
 
-    # (a) The seed is the one committed to at creation.
-    if sha256_hex(seed) != commitment:
-        report.fail("seed", None, "SHA-256 of the revealed seed is not the published commitment")
-    if view.get("seed_commitment", commitment) != commitment:
-        report.fail("seed", None, "the view and the audit give different commitments")
+
+def hex_bytes(value, what):
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{64}", value):
+        raise Unverifiable("%s is not 64 lowercase hex digits" % what)
+    return bytes.fromhex(value)
+
+
+def verify(game, keys=None, extra_receipts=()):
+    """Runs every check on a game file; returns a Report."""
+    report = Report()
+    record, events = game["record"], game["events"]
+    game_id = record["id"]
+    chain = record.get("chain", 1)
+    if chain not in (1, 2):
+        raise Unverifiable("chain format %r is not one this verifier knows" % (chain,))
+    report.notes.append(
+        "game %s (%s), %d events, chain format %d" % (game_id, record.get("game"), len(events), chain)
+    )
+    seed = hex_bytes(game.get("seed"), "the revealed seed")
+    salt = hex_bytes(game.get("salt"), "the revealed salt") if chain >= 2 else b""
+    commitment = record.get("seed_commitment")
+    if not isinstance(commitment, str):
+        raise Unverifiable("the creation record gives no seed commitment")
+
+    # (a) The seed is the one committed to at creation (with the server's salt, format 2).
+    if sha256_hex(seed + salt) != commitment:
+        report.fail("seed", None, "SHA-256 of the revealed seed%s is not the published commitment"
+                    % (" and salt" if chain >= 2 else ""))
 
     # (b) The hash chain, from the creation record through every event. Each event is checked
     # on its own (its hash against its contents, its prev_hash against the stored hash before
     # it), so a changed event is named rather than everything after it.
-    genesis = sha256_hex(canonical_json(genesis_record(view, commitment)).encode("utf-8"))
+    genesis = sha256_hex(canonical_json(genesis_record(record)).encode("utf-8"))
     prev = genesis
     for i, event in enumerate(events):
         seq = event.get("seq")
@@ -281,20 +346,25 @@ def verify(bundle):
         if event["prev_hash"] != prev:
             what = "the genesis hash" if i == 0 else "the hash of event %d" % i
             report.fail("chain", seq, "its prev_hash is not %s" % what)
-        expected = sha256_hex(
-            event["prev_hash"].encode("utf-8")
-            + canonical_json(event_body(game_id, event)).encode("utf-8")
-        )
+        if chain >= 2:
+            sealed = seal(salt, event)
+            if event.get("sealed") != sealed:
+                report.fail("chain", seq, "its seal does not match its data and command")
+            body = sealed_body(game_id, event, event.get("sealed"))
+        else:
+            body = event_body(game_id, event)
+        expected = sha256_hex(event["prev_hash"].encode("utf-8") + canonical_json(body).encode("utf-8"))
         if event.get("hash") != expected:
             report.fail("chain", seq, "its hash does not match its contents")
         prev = event.get("hash")
-    if len(events) != view.get("version"):
+    head = game.get("head") or {}
+    if head.get("version") is not None and len(events) != head.get("version"):
         report.fail(
-            "chain", None, "the log has %d events but the game is at version %s"
-            % (len(events), view.get("version"))
+            "chain", None, "the log has %d events but the server recorded its end at event %s"
+            % (len(events), head.get("version"))
         )
-    if events and audit.get("head_hash") != events[-1].get("hash"):
-        report.fail("chain", None, "the last event's hash is not the head hash the server reports")
+    if events and head.get("hash") is not None and head.get("hash") != events[-1].get("hash"):
+        report.fail("chain", None, "the last event's hash is not the head hash the server recorded")
 
     # (c) Every shuffle: numbered (batch's first seq << 16) | k, k = 0, 1, ... within the batch,
     # and exactly the order the seed gives on that stream.
@@ -341,32 +411,64 @@ def verify(bundle):
                 )
     if batch_first is not None:
         close_batch()
+
+    # (d) Receipts: each signed by a key of the server's, for this game, naming an event the
+    # log holds with that very hash. A receipt past the log's end proves events were removed.
+    receipts = list(game.get("receipts") or []) + list(extra_receipts)
+    known_keys = dict(keys or {})
+    for key in game.get("keys") or []:
+        known_keys.setdefault(key.get("key_id"), key.get("public_key"))
+    for receipt in receipts:
+        seq = receipt.get("seq")
+        public_key = known_keys.get(receipt.get("key_id"))
+        if public_key is None:
+            report.fail("receipts", seq, "signed by key %r, which is not given" % receipt.get("key_id"))
+            continue
+        if not ed25519().verify_receipt(public_key, receipt):
+            report.fail("receipts", seq, "its signature does not verify")
+            continue
+        if receipt.get("game") != game_id:
+            report.fail("receipts", seq, "it is for game %s" % receipt.get("game"))
+        elif not isinstance(seq, int) or not 1 <= seq <= len(events):
+            report.fail("receipts", seq, "the log ends at event %d, before this receipt's event: events were removed" % len(events))
+        elif events[seq - 1].get("hash") != receipt.get("hash"):
+            report.fail("receipts", seq, "the log's event %d has another hash than the one signed" % seq)
     report.notes.append("%d shuffles" % shuffles)
     report.genesis, report.head, report.shuffles = genesis, prev, shuffles
+    report.receipts = len(receipts)
     report.commitment = commitment
-    report.server_audit = {k: audit.get(k) for k in ("chain_ok", "replay_ok", "seed_ok")}
+    report.server_audit = game.get("server_audit")
     return report
+
+
+def ed25519():
+    """tools/ed25519.py, beside this file: imported only when there are receipts to check."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ed25519 as module  # noqa: E402  (standard library only, like this file)
+    return module
 
 
 def print_report(report, out=sys.stdout):
     print("Parlour verifier: " + report.notes[0], file=out)
     lines = {
-        "seed": "SHA-256(seed) is the commitment %s" % report.commitment,
+        "seed": "the seed matches the commitment %s" % report.commitment,
         "chain": "genesis %s to head %s" % (report.genesis, report.head),
         "shuffles": "%d recorded shuffle(s) reproduced from the seed" % report.shuffles,
+        "receipts": "%d signed receipt(s) match the log" % report.receipts,
     }
-    for check in ("seed", "chain", "shuffles"):
+    for check in ("seed", "chain", "shuffles", "receipts"):
         failed = report.failed(check)
         if not failed:
             print("  %-9s OK    %s" % (check, lines[check]), file=out)
         for _, seq, message in failed:
             where = "event %d" % seq if isinstance(seq, int) else "log"
             print("  %-9s FAIL  %s: %s" % (check, where, message), file=out)
-    print(
-        "  (the server's own audit, not relied on: chain_ok=%s replay_ok=%s seed_ok=%s)"
-        % tuple(json.dumps(report.server_audit[k]) for k in ("chain_ok", "replay_ok", "seed_ok")),
-        file=out,
-    )
+    if report.server_audit:
+        print(
+            "  (the server's own audit, not relied on: chain_ok=%s replay_ok=%s seed_ok=%s)"
+            % tuple(json.dumps(report.server_audit.get(k)) for k in ("chain_ok", "replay_ok", "seed_ok")),
+            file=out,
+        )
     if report.failures:
         print("NOT VERIFIED: %d problem(s)" % len(report.failures), file=out)
     else:
@@ -390,18 +492,15 @@ def get_json(url):
 
 
 def fetch(base, game_id):
+    """The finished game's file, and the server's public keys for its receipts."""
     base = base.rstrip("/")
-    game = "%s/v1/games/%s" % (base, game_id)
-    view = get_json(game)
-    events, after = [], 0
-    while True:
-        page = get_json("%s/events?after=%d&limit=1000" % (game, after))
-        events.extend(page["events"])
-        if page.get("next_after") is None:
-            break
-        after = page["next_after"]
-    audit = get_json(game + "/audit")
-    return {"format": BUNDLE_FORMAT, "view": view, "events": events, "audit": audit}
+    game = get_json("%s/v1/games/%s/file" % (base, game_id))
+    if "keys" not in game:
+        try:
+            game["keys"] = get_json(base + "/.well-known/parlour-keys").get("keys", [])
+        except Unverifiable:
+            game["keys"] = []
+    return game
 
 
 # ---------------------------------------------------------------------------------------------
@@ -444,43 +543,82 @@ def self_test():
         canonical_json(load_json(sample)),
         '{"a":{"c":null,"z":[1,{"x":"é","y":2}]},"b":1}',
     )
+    # Chain format 2, pinned by api/src/chain.rs's tests.
+    check(
+        "nonce: salt [0; 32], seq 1",
+        nonce(bytes(32), 1).hex(),
+        "a4a11ce5fbe8f96bf3028035286c2c9274cd4259cbc224e37a73d971923903d3",
+    )
+    check(
+        "seal: salt [0; 32], seq 1, data {x: 1}",
+        seal(bytes(32), {"seq": 1, "data": {"x": 1}}),
+        "11d36600345c1db3c3b15cea395fca1f418f1f57fe1cb15b0951feb21bc4d9fb",
+    )
+    check(
+        "commitment: seed and salt [0; 32]",
+        sha256_hex(bytes(64)),
+        "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b",
+    )
     print("SELF-TEST OK" if ok else "SELF-TEST FAILED")
     return ok
 
 
+def load_file(path):
+    """A game file (`GET /v1/games/{id}/file`) or an older verifier's bundle."""
+    with open(path, encoding="utf-8") as f:
+        loaded = load_json(f.read())
+    if isinstance(loaded, dict) and loaded.get("format") == GAME_FILE_FORMAT:
+        return loaded
+    if isinstance(loaded, dict) and loaded.get("format") == BUNDLE_FORMAT:
+        return from_bundle(loaded)
+    raise Unverifiable("%s is neither a %s file nor a %s bundle" % (path, GAME_FILE_FORMAT, BUNDLE_FORMAT))
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
-        description="Verify a finished Parlour game: seed commitment, hash chain and shuffles."
+        description="Verify a finished Parlour game: seed commitment, hash chain, shuffles "
+        "and signed receipts."
     )
-    parser.add_argument("url", nargs="?", help="the server, e.g. http://127.0.0.1:8080")
-    parser.add_argument("game_id", nargs="?", help="the game's id")
-    parser.add_argument("--log", metavar="FILE", help="verify a saved bundle instead of fetching")
-    parser.add_argument("--save", metavar="FILE", help="save the fetched bundle to FILE")
+    parser.add_argument("source", nargs="?", help="a game file, or the server's URL")
+    parser.add_argument("game_id", nargs="?", help="the game's id, with a server URL")
+    parser.add_argument("--log", metavar="FILE", help="verify a saved game file or bundle")
+    parser.add_argument("--save", metavar="FILE", help="save the fetched game file to FILE")
+    parser.add_argument("--receipt", metavar="FILE", action="append", default=[],
+                        help="a receipt (JSON) kept from a move's answer; may be repeated")
+    parser.add_argument("--key", metavar="KEY_ID=HEX", action="append", default=[],
+                        help="a server public key to check receipts with; may be repeated")
     parser.add_argument("--self-test", action="store_true", help="check against golden values")
     args = parser.parse_args(argv)
 
     if args.self_test:
         return 0 if self_test() else 1
     try:
-        if args.log:
-            if args.url or args.game_id or args.save:
-                parser.error("--log takes no URL, game id or --save")
-            with open(args.log, encoding="utf-8") as f:
-                bundle = load_json(f.read())
-            if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
-                raise Unverifiable("%s is not a %s bundle" % (args.log, BUNDLE_FORMAT))
+        keys = {}
+        for given in args.key:
+            key_id, _, public = given.partition("=")
+            keys[key_id] = public
+        receipts = []
+        for path in args.receipt:
+            with open(path, encoding="utf-8") as f:
+                loaded = load_json(f.read())
+            receipts.extend(loaded if isinstance(loaded, list) else [loaded])
+        path = args.log or (args.source if args.source and not args.game_id else None)
+        if path:
+            if args.game_id or args.save or (args.log and args.source):
+                parser.error("a file takes no URL, game id or --save")
+            game = load_file(path)
         else:
-            if not (args.url and args.game_id):
-                parser.error("give a server URL and a game id, or --log FILE")
-            bundle = fetch(args.url, args.game_id)
+            if not (args.source and args.game_id):
+                parser.error("give a game file, or a server URL and a game id")
+            game = fetch(args.source, args.game_id)
             if args.save:
                 with open(args.save, "w", encoding="utf-8") as f:
-                    f.write(canonical_json(bundle) + "\n")
-        report = verify(bundle)
+                    f.write(canonical_json(game) + "\n")
+        report = verify(game, keys, receipts)
     except Unverifiable as error:
         print("CANNOT VERIFY: %s" % error)
         return 1
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
         print("CANNOT VERIFY: malformed input (%s: %s)" % (type(error).__name__, error))
         return 1
     print_report(report)

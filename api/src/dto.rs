@@ -64,7 +64,8 @@ pub struct CreatedGame {
     pub game: String,
     /// The sequence number of the last event (the deal).
     pub version: u64,
-    /// SHA-256 of the secret seed, in hex: check it against the seed revealed at the end.
+    /// SHA-256 of the secret seed and the server's secret salt, in hex: check it against the
+    /// seed and salt revealed at the end (`docs/audit.md`).
     pub seed_commitment: String,
     /// The options the game was created with, as stored (`{}` for the defaults). Part of the
     /// creation record the hash chain starts from (see `docs/audit.md`).
@@ -85,6 +86,8 @@ pub struct GameView {
     /// creation record the hash chain starts from (see `docs/audit.md`).
     #[schema(value_type = Object)]
     pub options: Value,
+    /// The rules version the game was created, and is played, under.
+    pub rules_version: u32,
     /// Active or finished.
     pub status: Status,
     /// The sequence number of the last event; also the `ETag`.
@@ -125,9 +128,15 @@ pub struct GameEvent {
     pub data: Value,
     /// When it was recorded.
     pub at: DateTime<Utc>,
-    /// This event's link in the hash chain.
-    pub hash: String,
-    /// The previous link (shown once the game is over, with the whole log).
+    /// The commitment to this event's data and action that its hash covers (chain format 2):
+    /// with it, anyone can check each link during play without learning a hidden card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<String>,
+    /// This event's link in the hash chain (for a game of chain format 1, shown only once
+    /// the game is over: those hashes would give hidden cards away).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// The previous link (shown whenever `hash` is).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prev_hash: Option<String>,
     /// The action that produced this batch (shown once the game is over).
@@ -165,6 +174,8 @@ pub struct AuditFailure {
 /// `GET /v1/games/{id}/audit`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct AuditReport {
+    /// The game's hash-chain format (`docs/audit.md`): 2 for games created now, 1 for older.
+    pub chain: u8,
     /// Every event's hash matches its contents and links to the one before.
     pub chain_ok: bool,
     /// Re-deciding every recorded action gives exactly the recorded events.
@@ -173,10 +184,14 @@ pub struct AuditReport {
     pub seed_ok: Option<bool>,
     /// The seed, revealed once the game is over.
     pub seed: Option<String>,
-    /// SHA-256 of the seed, published at creation.
+    /// The server's salt (chain format 2), revealed with the seed once the game is over: it
+    /// blinds the commitment and every event's seal.
+    pub salt: Option<String>,
+    /// The commitment published at creation: SHA-256 of the seed and the salt (format 2), or
+    /// of the seed alone (format 1).
     pub seed_commitment: String,
-    /// The hash of the last event.
-    pub head_hash: String,
+    /// The hash of the last event (for a game of chain format 1, only once it is over).
+    pub head_hash: Option<String>,
     /// How many events the log holds.
     pub events: u64,
     /// The checks that failed.
@@ -243,4 +258,80 @@ impl From<parlour_domain::Description> for CatalogEntry {
             rules: d.rules.to_string(),
         }
     }
+}
+
+/// The creation record a game's hash chain starts from (`docs/audit.md`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreationRecord {
+    /// The game's id.
+    pub id: Uuid,
+    /// The catalogue id of the game played.
+    pub game: String,
+    /// The players in seat order, each `{"name": ...}`.
+    #[schema(value_type = Vec<Object>)]
+    pub players: Value,
+    /// The options as stored.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// The commitment published at creation.
+    pub seed_commitment: String,
+    /// The hash-chain format: 2 for games created now, 1 for older ones.
+    pub chain: u8,
+    /// The rules version the game was created, and replays, under.
+    pub rules_version: u32,
+    /// When the game was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// One event exactly as stored, for the game file.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StoredGameEvent {
+    /// Position in the log, from 1.
+    pub seq: u64,
+    /// The event type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The seat whose move produced it; null for the opening events.
+    pub actor: Option<u8>,
+    /// The event, whole.
+    #[schema(value_type = Object)]
+    pub data: Value,
+    /// The action behind the batch this event opens; null on every other event.
+    #[schema(value_type = Option<Object>)]
+    pub command: Option<Value>,
+    /// When it was recorded.
+    pub at: DateTime<Utc>,
+    /// The seal of its data and command (chain format 2).
+    pub sealed: Option<String>,
+    /// The previous link.
+    pub prev_hash: String,
+    /// This event's link.
+    pub hash: String,
+}
+
+/// Where the store recorded the log's end.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LogHead {
+    /// The seq of the last event.
+    pub version: u64,
+    /// Its hash.
+    pub hash: String,
+}
+
+/// `GET /v1/games/{id}/file`: a finished game as one self-contained file that
+/// `tools/verify.py FILE` checks offline.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameFile {
+    /// `parlour-game/1`.
+    pub format: String,
+    /// The creation record.
+    pub record: CreationRecord,
+    /// The revealed seed.
+    pub seed: String,
+    /// The revealed salt (chain format 2).
+    pub salt: Option<String>,
+    /// Every event, whole, in order.
+    pub events: Vec<StoredGameEvent>,
+    /// Where the store recorded the log's end.
+    pub head: Option<LogHead>,
 }

@@ -41,6 +41,8 @@ pub enum Problem {
     Conflict,
     /// The game has no such document.
     NoSuchDocument,
+    /// Something published only once the game is over.
+    GameInProgress,
     /// Games chosen for statistics that are unfinished, of another kind, or listed twice.
     InvalidSelection,
     /// The database does not answer.
@@ -61,6 +63,7 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::NoSuchDocument,       "no-such-document",       404, "The game has no such document"),
     (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
     (Problem::Conflict,             "conflict",               409, "Another move was recorded at the same time"),
+    (Problem::GameInProgress,       "game-in-progress",       409, "The game is still being played"),
     (Problem::VersionMismatch,      "version-mismatch",       412, "The game has moved on"),
     (Problem::UnknownGame,          "unknown-game",           422, "Parlour does not offer that game"),
     (Problem::InvalidSetup,         "invalid-setup",          422, "The game cannot be set up like that"),
@@ -174,6 +177,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::Conflict => ApiError::new(Problem::Conflict, detail),
             ServiceError::Selection(_) => ApiError::new(Problem::InvalidSelection, detail),
             ServiceError::NoSuchDocument(_) => ApiError::new(Problem::NoSuchDocument, detail),
+            ServiceError::InProgress(_) => ApiError::new(Problem::GameInProgress, detail),
             ServiceError::Internal(_) => ApiError::new(Problem::Internal, detail),
         }
     }
@@ -207,6 +211,7 @@ mod tests {
             Problem::IdempotencyKeyReused,
             Problem::Conflict,
             Problem::NoSuchDocument,
+            Problem::GameInProgress,
             Problem::InvalidSelection,
             Problem::Unavailable,
             Problem::Internal,

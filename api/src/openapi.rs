@@ -40,14 +40,15 @@ hash-chained event log; after the game its seed is revealed and `GET /v1/games/{
     ),
     paths(
         catalog::list, catalog::show,
-        games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit,
+        games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
         games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz,
     ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
         dto::GameEvent, dto::EventPage, dto::AuditFailure, dto::AuditReport, dto::CatalogEntry,
-        dto::CatalogGame, dto::Catalog, dto::ScorecardBody,
+        dto::CatalogGame, dto::Catalog, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
+        dto::LogHead, dto::GameFile,
     )),
     modifiers(&SeatToken),
     tags(

@@ -22,8 +22,8 @@ use uuid::Uuid;
 
 use crate::chain;
 use crate::dto::{
-    AuditFailure, AuditReport, CreatedGame, CreatedSeat, EventPage, GameEvent, GameView, NewGame,
-    Status,
+    AuditFailure, AuditReport, CreatedGame, CreatedSeat, CreationRecord, EventPage, GameEvent,
+    GameFile, GameView, LogHead, NewGame, Status, StoredGameEvent,
 };
 use crate::store::{
     self, EventStore, GameRecord, IdempotentMove, SeatCredential, StoreError, StoredEvent,
@@ -70,6 +70,9 @@ pub enum ServiceError {
     /// Games chosen for statistics that cannot be counted together.
     #[error("{0}")]
     Selection(String),
+    /// What was asked for exists only once the game is over.
+    #[error("{0}")]
+    InProgress(&'static str),
     /// The export or score-sheet does not exist for this game.
     #[error("{0}")]
     NoSuchDocument(String),
@@ -111,6 +114,8 @@ const CACHED_GAMES: usize = 20_000;
 const CACHED_TOKENS: usize = 100_000;
 /// How many times a move is re-decided after losing a race to another writer.
 const APPEND_ATTEMPTS: usize = 3;
+/// The rules version games are created under now; a game replays under its own.
+pub const RULES_VERSION: u32 = 1;
 /// Longest long-poll.
 pub const MAX_WAIT_SECONDS: u64 = 60;
 
@@ -179,36 +184,47 @@ fn corrupt(error: impl std::fmt::Display) -> ServiceError {
     ServiceError::Internal(format!("the stored game cannot be rebuilt: {error}"))
 }
 
-/// Turns decided events into stored ones, chaining their hashes from `head_hash`.
+/// Turns decided events into stored ones, sealing and chaining them from `head_hash` in the
+/// game's chain format.
 fn chain_events(
-    game: Uuid,
+    record: &GameRecord,
     decided: &[Recorded],
     first_seq: u64,
     actor: Option<u8>,
     command: Option<&Value>,
     head_hash: &str,
-) -> Vec<StoredEvent> {
+) -> Result<Vec<StoredEvent>> {
     let at = store::now();
     let mut prev = head_hash.to_string();
-    decided
-        .iter()
-        .enumerate()
-        .map(|(i, event)| {
-            let mut stored = StoredEvent {
-                seq: first_seq + i as u64,
-                kind: event.kind.clone(),
-                actor,
-                data: event.data.clone(),
-                command: if i == 0 { command.cloned() } else { None },
-                at,
-                prev_hash: prev.clone(),
-                hash: String::new(),
-            };
-            stored.hash = chain::event_hash(game, &stored);
-            prev = stored.hash.clone();
-            stored
-        })
-        .collect()
+    let mut events = Vec::with_capacity(decided.len());
+    for (i, event) in decided.iter().enumerate() {
+        let mut stored = StoredEvent {
+            seq: first_seq + i as u64,
+            kind: event.kind.clone(),
+            actor,
+            data: event.data.clone(),
+            command: if i == 0 { command.cloned() } else { None },
+            at,
+            sealed: None,
+            prev_hash: prev.clone(),
+            hash: String::new(),
+        };
+        chain::link(record, &mut stored).map_err(corrupt)?;
+        prev = stored.hash.clone();
+        events.push(stored);
+    }
+    Ok(events)
+}
+
+/// Player names are shown to everyone and kept in the log for ever: printable text only.
+fn check_name(name: &str) -> Result<()> {
+    let length = name.chars().count();
+    if name.is_empty() || length > 64 || name.chars().any(char::is_control) {
+        return Err(ServiceError::BadRequest(format!(
+            "a player's name must be 1 to 64 printable characters, not {name:?}"
+        )));
+    }
+    Ok(())
 }
 
 fn recorded(event: &StoredEvent) -> Recorded {
@@ -254,14 +270,8 @@ impl Parlour {
                 name: p.name.trim().to_string(),
             })
             .collect();
-        if let Some(p) = players
-            .iter()
-            .find(|p| p.name.is_empty() || p.name.chars().count() > 64)
-        {
-            return Err(ServiceError::BadRequest(format!(
-                "a player's name must be 1 to 64 characters, not {:?}",
-                p.name
-            )));
+        for player in &players {
+            check_name(&player.name)?;
         }
         let options = request.options.unwrap_or_else(|| Value::Object(Map::new()));
         if !options.is_object() {
@@ -276,24 +286,30 @@ impl Parlour {
             }
             None => Seed(random_bytes()?),
         };
+        // The salt is the server's own secret even when the creator chose the seed: it hides
+        // the seed in the commitment and the cards in every hash until the game is over.
+        let salt = random_bytes()?;
         let record = GameRecord {
             id: Uuid::now_v7(),
             game: engine.describe().id.to_string(),
             players: players.clone(),
             options,
             seed,
-            seed_commitment: seed.commitment(),
+            seed_commitment: chain::seed_commitment(&seed.0, &salt),
             created_at: store::now(),
+            chain: chain::CURRENT_FORMAT,
+            salt: Some(salt),
+            rules_version: RULES_VERSION,
         };
         let opening = table.start(&mut Chance::new(seed, 1));
         let events = chain_events(
-            record.id,
+            &record,
             &opening.events,
             1,
             None,
             None,
             &chain::genesis_hash(&record),
-        );
+        )?;
         let mut seats = Vec::with_capacity(players.len());
         let mut credentials = Vec::with_capacity(players.len());
         for (i, player) in players.iter().enumerate() {
@@ -565,14 +581,15 @@ impl Parlour {
                 &request.action,
                 &mut Chance::new(loaded.record.seed, first_seq),
             )?;
+            // The log keeps the action as the game parsed it, not the body as sent.
             let events = chain_events(
-                id,
+                &loaded.record,
                 &decision.events,
                 first_seq,
                 Some(seat),
-                Some(&request.action),
+                decision.action.as_ref(),
                 &loaded.head_hash,
-            );
+            )?;
             let version = loaded.version + events.len() as u64;
             let key = request.idempotency_key.as_ref().map(|key| IdempotentMove {
                 seat,
@@ -609,11 +626,21 @@ impl Parlour {
         after: u64,
         limit: u64,
     ) -> Result<EventPage> {
-        let (engine, finished, version) = self
-            .with_game(id, |l| (l.engine, l.table.outcome().is_some(), l.version))
+        let (engine, finished, version, format) = self
+            .with_game(id, |l| {
+                (
+                    l.engine,
+                    l.table.outcome().is_some(),
+                    l.version,
+                    l.record.chain,
+                )
+            })
             .await?;
         let stored = self.store.events(id, after, Some(limit)).await?;
         let viewer = caller.viewer();
+        // A format-1 hash is taken over the hidden cards with no secret, so trying every
+        // candidate would find them: those links are shown only once the game is over.
+        let links_shown = finished || format >= 2;
         let mut events = Vec::with_capacity(stored.len());
         for event in stored {
             let data = if finished {
@@ -627,8 +654,9 @@ impl Parlour {
                 actor: event.actor,
                 data,
                 at: event.at,
-                hash: event.hash,
-                prev_hash: finished.then_some(event.prev_hash),
+                sealed: event.sealed,
+                hash: links_shown.then_some(event.hash),
+                prev_hash: links_shown.then_some(event.prev_hash),
                 command: if finished { event.command } else { None },
             });
         }
@@ -732,6 +760,7 @@ impl Parlour {
             .ok_or(ServiceError::GameNotFound(id))?;
         let engine = engine_for(&record.game).map_err(corrupt)?;
         let events = self.store.events(id, 0, None).await?;
+        let recorded_head = self.store.head(id).await?;
         let mut failures = Vec::new();
 
         let head_hash = match chain::verify(&record, &events) {
@@ -745,6 +774,24 @@ impl Parlour {
                 events.last().map(|e| e.hash.clone()).unwrap_or_default()
             }
         };
+        let length = events.len() as u64;
+        match recorded_head {
+            Some((version, hash)) if version != length || hash != head_hash => {
+                failures.push(AuditFailure {
+                    check: "chain".into(),
+                    seq: Some(version),
+                    detail: format!(
+                        "the log ends at event {length}, but the store recorded its end at event {version} with another hash: events were removed"
+                    ),
+                });
+            }
+            None if record.chain >= 2 => failures.push(AuditFailure {
+                check: "chain".into(),
+                seq: None,
+                detail: "the store has no record of where the log ends".into(),
+            }),
+            _ => {}
+        }
         let chain_ok = failures.is_empty();
 
         let (finished, replay_failure) = replay(engine, &record, &events);
@@ -752,7 +799,7 @@ impl Parlour {
         failures.extend(replay_failure);
 
         let seed_ok = if finished {
-            let mut ok = record.seed.commitment() == record.seed_commitment;
+            let mut ok = chain::commitment_holds(&record);
             if !ok {
                 failures.push(AuditFailure {
                     check: "seed".into(),
@@ -775,14 +822,67 @@ impl Parlour {
             None
         };
         Ok(AuditReport {
+            chain: record.chain,
             chain_ok,
             replay_ok,
             seed_ok,
             seed: finished.then(|| record.seed.to_hex()),
+            salt: record.salt.filter(|_| finished).map(hex::encode),
             seed_commitment: record.seed_commitment.clone(),
-            head_hash,
-            events: events.len() as u64,
+            // A format-1 head hash is as revealing as any of its links (see `events`).
+            head_hash: (finished || record.chain >= 2).then_some(head_hash),
+            events: length,
             failures,
+        })
+    }
+}
+
+impl Parlour {
+    /// A finished game as one file: its creation record, every event whole, the revealed seed
+    /// and salt, and where the store recorded the log's end.
+    pub async fn game_file(&self, id: Uuid) -> Result<GameFile> {
+        let finished = self.with_game(id, |l| l.table.outcome().is_some()).await?;
+        if !finished {
+            return Err(ServiceError::InProgress(
+                "the game is still being played: its file, with the seed, is published when it ends",
+            ));
+        }
+        let record = self
+            .store
+            .game(id)
+            .await?
+            .ok_or(ServiceError::GameNotFound(id))?;
+        let events = self.store.events(id, 0, None).await?;
+        let head = self.store.head(id).await?;
+        Ok(GameFile {
+            format: "parlour-game/1".into(),
+            record: CreationRecord {
+                id: record.id,
+                game: record.game.clone(),
+                players: serde_json::to_value(&record.players).map_err(corrupt)?,
+                options: record.options.clone(),
+                seed_commitment: record.seed_commitment.clone(),
+                chain: record.chain,
+                rules_version: record.rules_version,
+                created_at: record.created_at,
+            },
+            seed: record.seed.to_hex(),
+            salt: record.salt.map(hex::encode),
+            events: events
+                .into_iter()
+                .map(|e| StoredGameEvent {
+                    seq: e.seq,
+                    kind: e.kind,
+                    actor: e.actor,
+                    data: e.data,
+                    command: e.command,
+                    at: e.at,
+                    sealed: e.sealed,
+                    prev_hash: e.prev_hash,
+                    hash: e.hash,
+                })
+                .collect(),
+            head: head.map(|(version, hash)| LogHead { version, hash }),
         })
     }
 }
@@ -816,6 +916,11 @@ fn replay(
             Ok(table.start(&mut chance))
         } else {
             match (&first.command, first.actor) {
+                // Format-1 logs recorded the body as sent; it replays as leniently as it was
+                // accepted. Format-2 logs record the canonical action, which parses strictly.
+                (Some(command), Some(actor)) if record.chain == 1 => {
+                    table.decide_legacy(Seat(actor), command, &mut chance)
+                }
                 (Some(command), Some(actor)) => table.decide(Seat(actor), command, &mut chance),
                 _ => {
                     return (
@@ -935,6 +1040,7 @@ fn game_view(loaded: &Loaded, table: &dyn Table, version: u64, caller: Caller) -
         id: loaded.record.id,
         game: loaded.record.game.clone(),
         options: loaded.record.options.clone(),
+        rules_version: loaded.record.rules_version,
         status: if outcome.is_some() {
             Status::Finished
         } else {

@@ -77,6 +77,10 @@ pub struct BadEvent {
 pub struct Decision {
     /// The events as the log will store them.
     pub events: Vec<Recorded>,
+    /// The action decided, in its canonical form (the typed action written back as JSON):
+    /// what the log records, so nothing a client adds beyond the action itself is kept.
+    /// `None` for the opening events, which no action produced.
+    pub action: Option<Value>,
     typed: Box<dyn Any + Send>,
 }
 
@@ -86,6 +90,14 @@ pub trait Table: Send + Sync {
     fn start(&self, chance: &mut Chance) -> Decision;
     /// Decides an action sent as JSON. Changes nothing.
     fn decide(&self, seat: Seat, action: &Value, chance: &mut Chance) -> Result<Decision, Refused>;
+    /// Decides an action read back from a log of chain format 1, parsed as leniently as it
+    /// was accepted then (unknown fields ignored), so old games replay as they were played.
+    fn decide_legacy(
+        &self,
+        seat: Seat,
+        action: &Value,
+        chance: &mut Chance,
+    ) -> Result<Decision, Refused>;
     /// Applies events this table decided.
     fn apply(&mut self, decision: Decision);
     /// Applies one event read from the log.
@@ -203,24 +215,95 @@ pub fn parse_recorded<E: serde::de::DeserializeOwned>(event: &Recorded) -> Resul
     })
 }
 
-fn decision<G: Game>(events: Vec<G::Event>) -> Decision {
+fn decision<G: Game>(events: Vec<G::Event>, action: Option<Value>) -> Decision {
     Decision {
         events: events.iter().map(record).collect(),
+        action,
         typed: Box::new(events),
+    }
+}
+
+/// Parses `input` as a `T` and refuses anything the typed value does not say back: an
+/// unknown field, or a value that only survives as something else (`1.0` for a count, `-0.0`,
+/// a number past a field's range). What was accepted is then exactly what is stored and
+/// hashed, whatever the client sent around it. Returns the value and its canonical JSON.
+pub fn parse_strictly<T: Serialize + serde::de::DeserializeOwned>(
+    input: &Value,
+) -> Result<(T, Value), String> {
+    let typed: T = serde_json::from_value(input.clone()).map_err(|e| e.to_string())?;
+    let canonical = serde_json::to_value(&typed).map_err(|e| e.to_string())?;
+    said_back(input, &canonical, &mut String::new())?;
+    Ok((typed, canonical))
+}
+
+/// Checks that every part of `input` appears, unchanged, in `canonical`. A `null` may stand
+/// for a field the typed value leaves out (an optional field not given).
+fn said_back(input: &Value, canonical: &Value, path: &mut String) -> Result<(), String> {
+    let at = |path: &str| {
+        if path.is_empty() {
+            "the body".to_string()
+        } else {
+            format!("`{path}`")
+        }
+    };
+    match (input, canonical) {
+        (Value::Object(given), Value::Object(kept)) => {
+            for (key, value) in given {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                match kept.get(key) {
+                    Some(kept) => said_back(value, kept, path)?,
+                    None if value.is_null() => {}
+                    None => return Err(format!("unknown field {}", at(path))),
+                }
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        (Value::Array(given), Value::Array(kept)) if given.len() == kept.len() => {
+            for (i, (value, kept)) in given.iter().zip(kept).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                said_back(value, kept, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        (given, kept) if given == kept => Ok(()),
+        _ => Err(format!(
+            "{} is not a value this game accepts as written",
+            at(path)
+        )),
     }
 }
 
 impl<G: Game> Table for TableOf<G> {
     fn start(&self, chance: &mut Chance) -> Decision {
-        decision::<G>(G::start(self.state(), chance))
+        decision::<G>(G::start(self.state(), chance), None)
     }
 
     fn decide(&self, seat: Seat, action: &Value, chance: &mut Chance) -> Result<Decision, Refused> {
-        let action: G::Action = serde_json::from_value(action.clone())
+        let (action, canonical) = parse_strictly::<G::Action>(action)
             .map_err(|error| Refused::Malformed(format!("not a move of this game: {error}")))?;
         let events =
             G::decide(self.state(), seat, &action, chance).map_err(|e| Refused::from_rule(&e))?;
-        Ok(decision::<G>(events))
+        Ok(decision::<G>(events, Some(canonical)))
+    }
+
+    fn decide_legacy(
+        &self,
+        seat: Seat,
+        action: &Value,
+        chance: &mut Chance,
+    ) -> Result<Decision, Refused> {
+        let typed: G::Action = serde_json::from_value(action.clone())
+            .map_err(|error| Refused::Malformed(format!("not a move of this game: {error}")))?;
+        let events =
+            G::decide(self.state(), seat, &typed, chance).map_err(|e| Refused::from_rule(&e))?;
+        Ok(decision::<G>(events, Some(action.clone())))
     }
 
     fn apply(&mut self, decision: Decision) {
@@ -297,8 +380,7 @@ impl<G: Game> Engine for EngineOf<G> {
             Value::Null => Value::Object(Map::new()),
             other => other.clone(),
         };
-        let options: G::Options = serde_json::from_value(options)
-            .map_err(|error| SetupError::Options(error.to_string()))?;
+        let (options, _) = parse_strictly::<G::Options>(&options).map_err(SetupError::Options)?;
         let setup = Setup {
             players: players.to_vec(),
             options,
@@ -319,5 +401,62 @@ impl<G: Game> Engine for EngineOf<G> {
             map.remove("type");
         }
         Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Debug, Serialize, Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum Move {
+        TurnUp,
+        Lay {
+            cards: Vec<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            show: Option<u8>,
+        },
+    }
+
+    #[test]
+    fn a_strict_parse_keeps_exactly_what_the_action_says() {
+        let (_, canonical) =
+            parse_strictly::<Move>(&json!({"type": "lay", "cards": ["a", "b"]})).unwrap();
+        assert_eq!(canonical, json!({"type": "lay", "cards": ["a", "b"]}));
+    }
+
+    #[test]
+    fn an_unknown_field_is_refused_even_on_a_move_without_fields() {
+        let error =
+            parse_strictly::<Move>(&json!({"type": "turn_up", "x": 1.7976931348623157e308}))
+                .unwrap_err();
+        assert!(error.contains("unknown field `x`"), "{error}");
+        let error = parse_strictly::<Move>(&json!({"type": "lay", "cards": [], "junk": {"a": 1}}))
+            .unwrap_err();
+        assert!(error.contains("`junk`"), "{error}");
+    }
+
+    #[test]
+    fn a_value_that_does_not_survive_the_round_trip_is_refused() {
+        for body in [
+            json!({"type": "lay", "cards": [], "show": 1.0}),
+            json!({"type": "lay", "cards": [], "show": -0.0}),
+            json!({"type": "lay", "cards": [], "show": 300}),
+        ] {
+            assert!(
+                parse_strictly::<Move>(&body).is_err(),
+                "{body} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn null_may_stand_for_an_optional_field_left_out() {
+        let (_, canonical) =
+            parse_strictly::<Move>(&json!({"type": "lay", "cards": ["a"], "show": null})).unwrap();
+        assert_eq!(canonical, json!({"type": "lay", "cards": ["a"]}));
     }
 }

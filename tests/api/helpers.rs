@@ -229,7 +229,7 @@ pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Va
 }
 
 /// Asserts the audit is clean: the chain holds, the replay matches and, once the game is
-/// over, the revealed seed hashes to its commitment and re-runs every shuffle.
+/// over, the revealed seed and salt hash to the commitment and re-run every shuffle.
 pub async fn assert_clean_audit(app: &TestApp, id: &str) {
     let (status, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
     assert_eq!(status, StatusCode::OK);
@@ -237,8 +237,9 @@ pub async fn assert_clean_audit(app: &TestApp, id: &str) {
     assert_eq!(audit["replay_ok"], json!(true), "{audit}");
     assert_eq!(audit["seed_ok"], json!(true), "{audit}");
     let seed = hex::decode(audit["seed"].as_str().expect("seed revealed")).expect("hex seed");
+    let salt = hex::decode(audit["salt"].as_str().expect("salt revealed")).expect("hex salt");
     assert_eq!(
-        hex::encode(Sha256::digest(&seed)),
+        hex::encode(Sha256::digest([seed, salt].concat())),
         audit["seed_commitment"].as_str().unwrap()
     );
 }

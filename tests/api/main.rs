@@ -1,12 +1,13 @@
 //! The API's integration tests: one binary, every test against a real server on a random
 //! port, on SQLite and on Postgres (`DATABASE_URL`, else a testcontainers Postgres).
 
+mod attacks;
 mod basics;
 mod british_birds;
 mod client;
 mod crash;
 mod errors;
-mod fixtures_record;
+mod fixtures;
 mod googly;
 mod helpers;
 mod history_of_england;

@@ -49,6 +49,7 @@ async fn two_appends_at_the_same_position_leave_exactly_one(app: TestApp) {
         data: json!({"tag": tag}),
         command: None,
         at: Utc::now(),
+        sealed: None,
         prev_hash: "x".into(),
         hash: tag.into(),
     };

@@ -9,7 +9,7 @@ use serde_json::Value;
 use utoipa::IntoParams;
 
 use super::{game_id, Bearer};
-use crate::dto::{AuditReport, CreatedGame, EventPage, GameView, NewGame, ScorecardBody};
+use crate::dto::{AuditReport, CreatedGame, EventPage, GameFile, GameView, NewGame, ScorecardBody};
 use crate::error::{ApiError, Problem};
 use crate::service::{Move, Parlour, Update, MAX_WAIT_SECONDS};
 
@@ -259,6 +259,30 @@ pub async fn audit(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
     Ok(HttpResponse::Ok().json(service.audit(id).await?))
+}
+
+/// A finished game as one file (creation record, every event whole, the revealed seed and
+/// salt, the recorded end of the log), for `tools/verify.py FILE` to check with no server.
+#[utoipa::path(get, path = "/v1/games/{id}/file", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = GameFile),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 409, description = "The game is still being played", content_type = PROBLEM),
+    ))]
+#[get("/v1/games/{id}/file")]
+pub async fn file(
+    service: web::Data<Parlour>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    let file = service.game_file(id).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"parlour-{id}.json\""),
+        ))
+        .json(file))
 }
 
 /// The public score-sheet, live while the game is played: JSON, or plain text when the

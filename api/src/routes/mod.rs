@@ -66,6 +66,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::events)
         .service(games::state_at)
         .service(games::audit)
+        .service(games::file)
         .service(games::scorecard)
         .service(games::export)
         .service(statistics::statistics);

@@ -28,8 +28,16 @@ pub struct GameRecord {
     pub options: Value,
     /// The secret seed every shuffle comes from.
     pub seed: Seed,
-    /// SHA-256 of the seed, published at creation.
+    /// The commitment to the seed published at creation: SHA-256 of the seed and the salt
+    /// (format 2), or of the seed alone (format 1).
     pub seed_commitment: String,
+    /// The hash chain's format (`chain.rs`): 2 for games created now, 1 for older ones.
+    pub chain: u8,
+    /// 32 bytes of server randomness, secret until the game is over, that blind the seed's
+    /// commitment and every event's seal (format 2; `None` for format 1).
+    pub salt: Option<[u8; 32]>,
+    /// The version of the game's rules it was created under (it replays under them).
+    pub rules_version: u32,
     /// When the game was created.
     pub created_at: DateTime<Utc>,
 }
@@ -60,6 +68,8 @@ pub struct StoredEvent {
     pub command: Option<Value>,
     /// When it was appended (to the microsecond).
     pub at: DateTime<Utc>,
+    /// The commitment to `data` and `command` that the hash covers instead of them (format 2).
+    pub sealed: Option<String>,
     /// The hash of the previous event (or of the game's genesis record).
     pub prev_hash: String,
     /// The hash of this event, chained to `prev_hash`.
@@ -125,6 +135,10 @@ pub trait EventStore: Send + Sync {
         idempotent: Option<&IdempotentMove>,
     ) -> Result<(), StoreError>;
 
+    /// Where the store recorded the log's end (its length and last hash) when it last grew,
+    /// so a log cut short is told from one that ended there.
+    async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError>;
+
     /// The game and seat a token hash belongs to.
     async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError>;
 
@@ -169,6 +183,28 @@ fn parse_time(text: &str) -> Result<DateTime<Utc>, StoreError> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
         .map_err(|e| StoreError::Corrupt(format!("time {text}: {e}")))
+}
+
+/// The stored text of a JSON value: exactly the canonical bytes the chain hashes.
+fn stored_json(value: &Value) -> String {
+    crate::chain::canonical_json(value)
+}
+
+fn parse_json(text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored JSON: {e}")))
+}
+
+fn salt_from(bytes: Option<Vec<u8>>) -> Result<Option<[u8; 32]>, StoreError> {
+    bytes
+        .map(|b| {
+            b.try_into()
+                .map_err(|_| StoreError::Corrupt("salt is not 32 bytes".into()))
+        })
+        .transpose()
+}
+
+fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
+    T::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} {value} is out of range")))
 }
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use parlour_domain::{Player, Seed};
-use serde_json::Value;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
     SqliteSynchronous,
@@ -14,8 +13,8 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 use uuid::Uuid;
 
 use super::{
-    is_unique_violation, parse_time, time_text, EventStore, GameRecord, IdempotentMove,
-    SeatCredential, StoreError, StoredEvent,
+    is_unique_violation, narrow, parse_json, parse_time, salt_from, stored_json, time_text,
+    EventStore, GameRecord, IdempotentMove, SeatCredential, StoreError, StoredEvent,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -45,23 +44,42 @@ impl SqliteStore {
 
 fn push_events(builder: &mut QueryBuilder<'_, Sqlite>, id: Uuid, events: &[StoredEvent]) {
     builder.push(
-        "INSERT INTO events (game_id, seq, type, actor, data, command, at, prev_hash, hash) ",
+        "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash) ",
     );
     builder.push_values(events, |mut row, e| {
         row.push_bind(id.to_string())
             .push_bind(e.seq as i64)
             .push_bind(e.kind.clone())
             .push_bind(e.actor.map(i64::from))
-            .push_bind(e.data.to_string())
-            .push_bind(e.command.as_ref().map(Value::to_string))
+            .push_bind(stored_json(&e.data))
+            .push_bind(e.command.as_ref().map(stored_json))
             .push_bind(time_text(&e.at))
+            .push_bind(e.sealed.clone())
             .push_bind(e.prev_hash.clone())
             .push_bind(e.hash.clone());
     });
 }
 
-fn json(text: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+/// Moves the recorded head to the batch's last event, in the batch's transaction.
+async fn advance_head(
+    tx: &mut sqlx::SqliteConnection,
+    id: Uuid,
+    events: &[StoredEvent],
+) -> Result<(), StoreError> {
+    let last = events
+        .last()
+        .ok_or_else(|| StoreError::Corrupt("an empty batch".into()))?;
+    sqlx::query(
+        "INSERT INTO game_heads (game_id, version, head_hash) VALUES (?, ?, ?) \
+         ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, head_hash = excluded.head_hash",
+    )
+    .bind(id.to_string())
+    .bind(i64::try_from(last.seq).unwrap_or(i64::MAX))
+    .bind(&last.hash)
+    .execute(&mut *tx)
+    .await
+    .map_err(conflict_or)?;
+    Ok(())
 }
 
 fn event_from_row(row: &SqliteRow) -> Result<StoredEvent, StoreError> {
@@ -71,12 +89,13 @@ fn event_from_row(row: &SqliteRow) -> Result<StoredEvent, StoreError> {
     let command: Option<String> = row.try_get("command")?;
     let at: String = row.try_get("at")?;
     Ok(StoredEvent {
-        seq: seq as u64,
+        seq: narrow(seq, "seq")?,
         kind: row.try_get("type")?,
-        actor: actor.map(|a| a as u8),
-        data: json(&data)?,
-        command: command.as_deref().map(json).transpose()?,
+        actor: actor.map(|a| narrow(a, "actor")).transpose()?,
+        data: parse_json(&data)?,
+        command: command.as_deref().map(parse_json).transpose()?,
         at: parse_time(&at)?,
+        sealed: row.try_get("sealed")?,
         prev_hash: row.try_get("prev_hash")?,
         hash: row.try_get("hash")?,
     })
@@ -99,18 +118,23 @@ impl EventStore for SqliteStore {
         events: &[StoredEvent],
     ) -> Result<(), StoreError> {
         let players =
-            serde_json::to_string(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let players = stored_json(&players);
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(game.id.to_string())
         .bind(&game.game)
         .bind(players)
-        .bind(game.options.to_string())
+        .bind(stored_json(&game.options))
         .bind(game.seed.0.as_slice())
         .bind(&game.seed_commitment)
         .bind(time_text(&game.created_at))
+        .bind(i64::from(game.chain))
+        .bind(game.salt.as_ref().map(|s| s.as_slice()))
+        .bind(i64::from(game.rules_version))
         .execute(&mut *tx)
         .await
         .map_err(conflict_or)?;
@@ -134,13 +158,14 @@ impl EventStore for SqliteStore {
             .execute(&mut *tx)
             .await
             .map_err(conflict_or)?;
+        advance_head(&mut tx, game.id, events).await?;
         tx.commit().await?;
         Ok(())
     }
 
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         let row = sqlx::query(
-            "SELECT game, players, options, seed, seed_commitment, created_at FROM games WHERE id = ?",
+            "SELECT game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version FROM games WHERE id = ?",
         )
         .bind(id.to_string())
         .fetch_optional(&self.pool)
@@ -159,10 +184,13 @@ impl EventStore for SqliteStore {
             id,
             game: row.try_get("game")?,
             players,
-            options: json(&options)?,
+            options: parse_json(&options)?,
             seed: Seed(seed),
             seed_commitment: row.try_get("seed_commitment")?,
             created_at: parse_time(&created_at)?,
+            chain: narrow(row.try_get::<i64, _>("chain")?, "chain format")?,
+            salt: salt_from(row.try_get("salt")?)?,
+            rules_version: narrow(row.try_get::<i64, _>("rules_version")?, "rules version")?,
         }))
     }
 
@@ -173,12 +201,16 @@ impl EventStore for SqliteStore {
         limit: Option<u64>,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         let rows = sqlx::query(
-            "SELECT seq, type, actor, data, command, at, prev_hash, hash FROM events \
+            "SELECT seq, type, actor, data, command, at, sealed, prev_hash, hash FROM events \
              WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         )
         .bind(id.to_string())
-        .bind(after as i64)
-        .bind(limit.map(|l| l as i64).unwrap_or(-1))
+        .bind(i64::try_from(after).unwrap_or(i64::MAX))
+        .bind(
+            limit
+                .map(|l| i64::try_from(l).unwrap_or(i64::MAX))
+                .unwrap_or(-1),
+        )
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(event_from_row).collect()
@@ -198,6 +230,7 @@ impl EventStore for SqliteStore {
             .execute(&mut *tx)
             .await
             .map_err(conflict_or)?;
+        advance_head(&mut tx, id, events).await?;
         if let Some(key) = idempotent {
             sqlx::query(
                 "INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -216,6 +249,23 @@ impl EventStore for SqliteStore {
         Ok(())
     }
 
+    async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
+        let row = sqlx::query("SELECT version, head_hash FROM game_heads WHERE game_id = ?")
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            None => Ok(None),
+            Some(row) => {
+                let version: i64 = row.try_get("version")?;
+                Ok(Some((
+                    narrow(version, "head version")?,
+                    row.try_get("head_hash")?,
+                )))
+            }
+        }
+    }
+
     async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
         let row = sqlx::query("SELECT game_id, seat FROM seats WHERE token_hash = ?")
             .bind(token_hash)
@@ -228,7 +278,7 @@ impl EventStore for SqliteStore {
                 let seat: i64 = row.try_get("seat")?;
                 let game =
                     Uuid::parse_str(&game).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-                Ok(Some((game, seat as u8)))
+                Ok(Some((game, narrow(seat, "seat")?)))
             }
         }
     }
@@ -255,7 +305,7 @@ impl EventStore for SqliteStore {
                     seat,
                     key: key.to_string(),
                     fingerprint: row.try_get("fingerprint")?,
-                    version: version as u64,
+                    version: narrow(version, "version")?,
                 }))
             }
         }
