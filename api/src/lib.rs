@@ -5,6 +5,7 @@ pub mod chain;
 pub mod dto;
 pub mod error;
 pub mod openapi;
+pub mod receipts;
 pub mod routes;
 pub mod service;
 pub mod startup;

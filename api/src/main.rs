@@ -13,6 +13,15 @@ struct Cli {
     /// Where games are stored: postgres://… (production) or sqlite://… (embedded).
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://parlour.db")]
     database_url: String,
+    /// File holding the receipt signing key (the 32-byte Ed25519 seed as 64 hex digits); created
+    /// with a fresh key, readable by its owner only, if it does not exist. Give every instance
+    /// the same file, and keep it secret.
+    #[arg(
+        long,
+        env = "PARLOUR_SIGNING_KEY_FILE",
+        default_value = "parlour-signing.key"
+    )]
+    signing_key_file: std::path::PathBuf,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -41,7 +50,9 @@ async fn main() -> std::process::ExitCode {
             }
         },
         Command::Serve => {
-            let app = match Application::build(&cli.addr, &cli.database_url).await {
+            let app = match Application::build(&cli.addr, &cli.database_url, &cli.signing_key_file)
+                .await
+            {
                 Ok(app) => app,
                 Err(e) => {
                     tracing::error!("{e}");

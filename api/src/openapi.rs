@@ -5,7 +5,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::dto;
-use crate::routes::{catalog, games, health, statistics};
+use crate::receipts;
+use crate::routes::{catalog, games, health, keys, statistics};
 
 struct SeatToken;
 
@@ -42,19 +43,20 @@ hash-chained event log; after the game its seed is revealed and `GET /v1/games/{
         catalog::list, catalog::show,
         games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
         games::scorecard, games::export, statistics::statistics,
-        health::healthz, health::readyz,
+        health::healthz, health::readyz, keys::keys,
     ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
         dto::GameEvent, dto::EventPage, dto::AuditFailure, dto::AuditReport, dto::CatalogEntry,
         dto::CatalogGame, dto::Catalog, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
-        dto::LogHead, dto::GameFile,
+        dto::LogHead, dto::GameFile, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
     )),
     modifiers(&SeatToken),
     tags(
         (name = "catalog", description = "The games on offer and their cards"),
         (name = "games", description = "Playing, reading the log, auditing"),
         (name = "operations", description = "Health checks"),
+        (name = "receipts", description = "The keys that sign move receipts"),
     )
 )]
 pub struct ApiDoc;

@@ -1,6 +1,7 @@
 //! Builds the HTTP application around the service.
 
 use std::net::TcpListener;
+use std::path::Path;
 use std::sync::Arc;
 
 use actix_web::dev::{Server, Service};
@@ -9,6 +10,7 @@ use actix_web::{web, App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
 use tracing_actix_web::{RequestId, TracingLogger};
 
 use crate::error::{ApiError, Problem};
+use crate::receipts::{KeyError, Signer};
 use crate::routes;
 use crate::service::Parlour;
 use crate::store::{self, EventStore, StoreError};
@@ -23,24 +25,42 @@ pub struct Application {
 }
 
 impl Application {
-    /// Connects to the store, applies migrations and binds `addr`.
-    pub async fn build(addr: &str, database_url: &str) -> Result<Self, BuildError> {
+    /// Loads (or creates) the receipt signing key, connects to the store, applies migrations
+    /// and binds `addr`.
+    pub async fn build(
+        addr: &str,
+        database_url: &str,
+        signing_key_file: &Path,
+    ) -> Result<Self, BuildError> {
+        let signer = Signer::load_or_create(signing_key_file)?;
         let store = store::connect(database_url).await?;
         let listener =
             TcpListener::bind(addr).map_err(|e| BuildError::Bind(addr.to_string(), e))?;
-        Self::with_store(listener, store)
+        Self::with_store_and_signer(listener, store, signer)
     }
 
-    /// Serves on an already-bound listener with the given store (tests bind port 0).
+    /// Serves on an already-bound listener with the given store (tests bind port 0), signing
+    /// receipts with a fresh key that dies with the process.
     pub fn with_store(
         listener: TcpListener,
         store: Arc<dyn EventStore>,
+    ) -> Result<Self, BuildError> {
+        Self::with_store_and_signer(listener, store, Signer::generate()?)
+    }
+
+    /// Serves on an already-bound listener with the given store, signing receipts with `signer`
+    /// (handlers get it as `web::Data<Signer>`).
+    pub fn with_store_and_signer(
+        listener: TcpListener,
+        store: Arc<dyn EventStore>,
+        signer: Signer,
     ) -> Result<Self, BuildError> {
         let port = listener
             .local_addr()
             .map_err(|e| BuildError::Bind("listener".into(), e))?
             .port();
         let service = web::Data::new(Parlour::new(store));
+        let signer = web::Data::new(signer);
         let server = HttpServer::new(move || {
             App::new()
                 .wrap_fn(|req, srv| {
@@ -57,6 +77,7 @@ impl Application {
                 })
                 .wrap(TracingLogger::default())
                 .app_data(service.clone())
+                .app_data(signer.clone())
                 .app_data(
                     web::JsonConfig::default()
                         .limit(MAX_BODY_BYTES)
@@ -104,6 +125,9 @@ pub enum BuildError {
     /// The database could not be opened or migrated.
     #[error("cannot open the database: {0}")]
     Store(#[from] StoreError),
+    /// The receipt signing key could not be read or created.
+    #[error("cannot load the receipt signing key: {0}")]
+    SigningKey(#[from] KeyError),
     /// The address could not be bound.
     #[error("cannot listen on {0}: {1}")]
     Bind(String, std::io::Error),

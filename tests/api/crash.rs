@@ -17,6 +17,8 @@ use crate::helpers::{fresh_database, Backend};
 struct Server {
     child: Child,
     address: String,
+    /// Holds the receipt signing key the server creates, so none is left in the working tree.
+    _key_dir: tempfile::TempDir,
 }
 
 impl Server {
@@ -27,9 +29,14 @@ impl Server {
             .unwrap()
             .port();
         let address = format!("127.0.0.1:{port}");
+        let key_dir = tempfile::tempdir().expect("temp dir");
         let child = Command::new(env!("CARGO_BIN_EXE_parlour"))
             .args(["--addr", &address, "--database-url", database_url])
             .env("RUST_LOG", "warn")
+            .env(
+                "PARLOUR_SIGNING_KEY_FILE",
+                key_dir.path().join("signing.key"),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -37,6 +44,7 @@ impl Server {
         let server = Server {
             child,
             address: format!("http://{address}"),
+            _key_dir: key_dir,
         };
         let client = Client::new();
         for _ in 0..200 {

@@ -12,5 +12,6 @@ mod googly;
 mod helpers;
 mod history_of_england;
 mod play;
+mod receipts;
 mod store;
 mod verify;

@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod docs;
 pub mod games;
 pub mod health;
+pub mod keys;
 pub mod statistics;
 
 use actix_web::dev::Payload;
@@ -69,5 +70,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::file)
         .service(games::scorecard)
         .service(games::export)
-        .service(statistics::statistics);
+        .service(statistics::statistics)
+        .service(keys::keys);
 }
