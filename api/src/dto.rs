@@ -6,6 +6,8 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::receipts::{PublicKey, Receipt};
+
 /// Whether a game is still being played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -73,6 +75,8 @@ pub struct CreatedGame {
     pub options: Value,
     /// One entry per seat, with its token.
     pub seats: Vec<CreatedSeat>,
+    /// The server's signed word that the log began with the deal at `version`.
+    pub receipt: Receipt,
 }
 
 /// The game as one viewer sees it.
@@ -110,6 +114,10 @@ pub struct GameView {
     /// Scores and winners, once the game is over.
     #[schema(value_type = Option<Object>)]
     pub result: Option<Value>,
+    /// In the answer to a move: the server's signed word that the log held the move's last
+    /// event with this hash (`docs/receipts.md`). Keep it to prove later what was played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Receipt>,
 }
 
 /// One event of the log.
@@ -334,4 +342,8 @@ pub struct GameFile {
     pub events: Vec<StoredGameEvent>,
     /// Where the store recorded the log's end.
     pub head: Option<LogHead>,
+    /// A signed receipt for the last event of every batch.
+    pub receipts: Vec<Receipt>,
+    /// The public keys the receipts are signed with.
+    pub keys: Vec<PublicKey>,
 }

@@ -21,6 +21,7 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use crate::chain;
+use crate::receipts::{Receipt, Signer};
 use crate::dto::{
     AuditFailure, AuditReport, CreatedGame, CreatedSeat, CreationRecord, EventPage, GameEvent,
     GameFile, GameView, LogHead, NewGame, Status, StoredGameEvent,
@@ -122,6 +123,8 @@ pub const MAX_WAIT_SECONDS: u64 = 60;
 /// The service behind every handler.
 pub struct Parlour {
     store: Arc<dyn EventStore>,
+    /// Signs the receipt of every accepted move.
+    signer: Arc<Signer>,
     slots: Mutex<HashMap<Uuid, Arc<Slot>>>,
     tokens: Mutex<HashMap<String, (Uuid, u8)>>,
 }
@@ -236,9 +239,10 @@ fn recorded(event: &StoredEvent) -> Recorded {
 
 impl Parlour {
     /// The service over a store.
-    pub fn new(store: Arc<dyn EventStore>) -> Self {
+    pub fn new(store: Arc<dyn EventStore>, signer: Arc<Signer>) -> Self {
         Parlour {
             store,
+            signer,
             slots: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
         }
@@ -332,6 +336,7 @@ impl Parlour {
         let version = events.len() as u64;
         let head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
         let created = CreatedGame {
+            receipt: self.signer.sign(record.id, version, &head_hash),
             id: record.id,
             game: record.game.clone(),
             version,
@@ -352,6 +357,18 @@ impl Parlour {
         });
         slot.changes.send_replace(version);
         Ok(created)
+    }
+
+    /// The receipt for the log as it stood at `version`, re-signed from the stored hash (an
+    /// Ed25519 signature is deterministic, so it is the receipt first given).
+    async fn receipt_at(&self, id: Uuid, version: u64) -> Result<Option<Receipt>> {
+        let event = self
+            .store
+            .events(id, version.saturating_sub(1), Some(1))
+            .await?;
+        Ok(event
+            .first()
+            .map(|event| self.signer.sign(id, event.seq, &event.hash)))
     }
 
     /// Caches a token's seat. The cache is only a shortcut to the seats table, so when it is
@@ -564,7 +581,9 @@ impl Parlour {
                         return Err(ServiceError::KeyReused);
                     }
                     drop(guard);
-                    return self.state_at(id, caller, first.version).await;
+                    let mut view = self.state_at(id, caller, first.version).await?;
+                    view.receipt = self.receipt_at(id, first.version).await?;
+                    return Ok(view);
                 }
             }
             if let Some(expected) = request.if_match {
@@ -603,7 +622,9 @@ impl Parlour {
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
                     slot.changes.send_replace(version);
-                    return Ok(game_view(loaded, loaded.table.as_ref(), version, caller));
+                    let mut view = game_view(loaded, loaded.table.as_ref(), version, caller);
+                    view.receipt = Some(self.signer.sign(id, version, &loaded.head_hash));
+                    return Ok(view);
                 }
                 Err(StoreError::Conflict) => {
                     // Someone else wrote first: the log is the truth, so rebuild from it.
@@ -854,7 +875,16 @@ impl Parlour {
             .ok_or(ServiceError::GameNotFound(id))?;
         let events = self.store.events(id, 0, None).await?;
         let head = self.store.head(id).await?;
+        // One receipt per batch, for the event that ends it: what a player was handed.
+        let receipts = events
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| events.get(i + 1).is_none_or(|next| next.command.is_some()))
+            .map(|(_, e)| self.signer.sign(id, e.seq, &e.hash))
+            .collect();
         Ok(GameFile {
+            receipts,
+            keys: vec![self.signer.public()],
             format: "parlour-game/1".into(),
             record: CreationRecord {
                 id: record.id,
@@ -1041,6 +1071,7 @@ fn game_view(loaded: &Loaded, table: &dyn Table, version: u64, caller: Caller) -
         game: loaded.record.game.clone(),
         options: loaded.record.options.clone(),
         rules_version: loaded.record.rules_version,
+        receipt: None,
         status: if outcome.is_some() {
             Status::Finished
         } else {

@@ -59,8 +59,8 @@ impl Application {
             .local_addr()
             .map_err(|e| BuildError::Bind("listener".into(), e))?
             .port();
-        let service = web::Data::new(Parlour::new(store));
         let signer = web::Data::new(signer);
+        let service = web::Data::new(Parlour::new(store, signer.clone().into_inner()));
         let server = HttpServer::new(move || {
             App::new()
                 .wrap_fn(|req, srv| {

@@ -171,3 +171,83 @@ async fn the_independent_verifier_accepts_every_game_and_names_a_tampered_event(
         "{text}"
     );
 }
+
+/// Every move's answer carries a receipt; kept, the receipts prove what the log held: the game
+/// file verifies with them offline, and a file cut short after the fact fails them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn receipts_kept_from_the_moves_verify_the_file_and_catch_a_log_cut_short() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
+    let mut receipts = Vec::new();
+    let mut rng = <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(21);
+    loop {
+        let public = app.view(&id, None).await;
+        if public["status"] == json!("finished") {
+            break;
+        }
+        let seat = public["to_act"][0].as_u64().unwrap() as usize;
+        let mine = app.view(&id, Some(&tokens[seat])).await;
+        let body = parlour_domain::playout::instantiate(&mine["legal_actions"][0], &mut rng);
+        let (status, after) = app.act(&id, &tokens[seat], &body).await;
+        assert_eq!(status, reqwest::StatusCode::OK, "{after}");
+        assert_eq!(after["receipt"]["seq"], after["version"], "{after}");
+        receipts.push(after["receipt"].clone());
+    }
+    let (status, keys) = app.get("/.well-known/parlour-keys", None).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let public_key: [u8; 32] = hex::decode(keys["keys"][0]["public_key"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    for receipt in &receipts {
+        let receipt: parlour::receipts::Receipt = serde_json::from_value(receipt.clone()).unwrap();
+        assert!(parlour::receipts::verify(&public_key, &receipt));
+    }
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (status, file) = app.get(&format!("/v1/games/{id}/file"), None).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let path = dir.path().join("game.json");
+    write_bundle(&path, &file);
+    let kept = dir.path().join("receipts.json");
+    write_bundle(&kept, &Value::Array(receipts));
+    let (ok, text) = run_verifier(vec![
+        path.display().to_string(),
+        "--receipt".into(),
+        kept.display().to_string(),
+    ])
+    .await;
+    assert!(ok, "{text}");
+    assert!(text.contains("receipts  OK"), "{text}");
+
+    // The operator cuts the last batch from the file, head and all: the chain still links,
+    // but the last receipt names an event the log no longer holds.
+    let mut cut = file.clone();
+    let events = cut["events"].as_array_mut().unwrap();
+    let last_batch = events
+        .iter()
+        .rposition(|e| !e["command"].is_null())
+        .unwrap();
+    events.truncate(last_batch);
+    let length = events.len();
+    let last_hash = events[length - 1]["hash"].clone();
+    cut["head"] = json!({"version": length, "hash": last_hash});
+    cut["receipts"] = json!([]);
+    let path = dir.path().join("cut.json");
+    write_bundle(&path, &cut);
+    let (ok, text) = run_verifier(vec![
+        path.display().to_string(),
+        "--receipt".into(),
+        kept.display().to_string(),
+    ])
+    .await;
+    assert!(!ok, "a log cut short verifies against its receipts:\n{text}");
+    assert!(text.contains("events were removed"), "{text}");
+
+    // An unfinished game has no file yet.
+    let (other, _) = app.create_game("girl", 2, None, json!({})).await;
+    let res = app
+        .request(reqwest::Method::GET, &format!("/v1/games/{other}/file"), None, None)
+        .await;
+    crate::helpers::assert_problem(res, reqwest::StatusCode::CONFLICT, "game-in-progress").await;
+}

@@ -64,9 +64,12 @@ fn columns(events: &[StoredEvent]) -> Columns {
 const INSERT_EVENTS: &str = "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash) \
      SELECT $1, * FROM UNNEST($2::int8[], $3::text[], $4::int2[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])";
 
-/// Moves the recorded head to the batch's last event ($11, $12), in the same statement.
+/// Moves the recorded head to the batch's last event ($11, $12), in the same statement. A
+/// writer that lost the race to the same position leaves the head alone (and fails on the
+/// events' key), rather than tripping the head's only-forward trigger.
 const ADVANCE_HEAD: &str = "INSERT INTO game_heads (game_id, version, head_hash) VALUES ($1, $11, $12) \
-     ON CONFLICT (game_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash";
+     ON CONFLICT (game_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash \
+     WHERE game_heads.version < EXCLUDED.version";
 
 fn bind_events<'q>(
     query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,

@@ -71,7 +71,8 @@ async fn advance_head(
         .ok_or_else(|| StoreError::Corrupt("an empty batch".into()))?;
     sqlx::query(
         "INSERT INTO game_heads (game_id, version, head_hash) VALUES (?, ?, ?) \
-         ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, head_hash = excluded.head_hash",
+         ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, head_hash = excluded.head_hash \
+         WHERE game_heads.version < excluded.version",
     )
     .bind(id.to_string())
     .bind(i64::try_from(last.seq).unwrap_or(i64::MAX))
