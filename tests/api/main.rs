@@ -10,6 +10,7 @@ mod fixtures_record;
 mod googly;
 mod helpers;
 mod history_of_england;
+mod outage;
 mod play;
 mod store;
 mod verify;
