@@ -284,7 +284,7 @@ async fn every_database_path_answers_503_promptly_and_recovers(outage: Mode) {
     proxy.set(outage);
     let game = format!("/v1/games/{id}");
     let paths = [
-        format!("{game}"),
+        game.clone(),
         format!("{game}/events"),
         format!("{game}/stream"),
     ];
@@ -315,7 +315,10 @@ async fn every_database_path_answers_503_promptly_and_recovers(outage: Mode) {
     assert!(after > before);
     // Read back through a server that has not seen the move, so the answer is the log's.
     let reader = app.restart().await;
-    assert_eq!(reader.view(&id, Some(&token)).await["version"], json!(after));
+    assert_eq!(
+        reader.view(&id, Some(&token)).await["version"],
+        json!(after)
+    );
     assert_eq!(reader.all_events(&id, None).await.len() as u64, after);
     let response = timed(&reader, Method::GET, &paths[2], Some(&token), None).await;
     assert_eq!(response.status(), StatusCode::OK);
