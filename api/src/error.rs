@@ -45,6 +45,12 @@ pub enum Problem {
     GameInProgress,
     /// Games chosen for statistics that are unfinished, of another kind, or listed twice.
     InvalidSelection,
+    /// The game's log is as long as a game's log may be.
+    LogFull,
+    /// Too many event streams open for this token or client address.
+    TooManyStreams,
+    /// The server holds as many event streams as it can.
+    AtCapacity,
     /// The database does not answer.
     Unavailable,
     /// A fault on our side.
@@ -64,15 +70,27 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
     (Problem::Conflict,             "conflict",               409, "Another move was recorded at the same time"),
     (Problem::GameInProgress,       "game-in-progress",       409, "The game is still being played"),
+    (Problem::LogFull,              "log-full",               409, "The game's log has reached its length limit"),
     (Problem::VersionMismatch,      "version-mismatch",       412, "The game has moved on"),
     (Problem::UnknownGame,          "unknown-game",           422, "Parlour does not offer that game"),
     (Problem::InvalidSetup,         "invalid-setup",          422, "The game cannot be set up like that"),
     (Problem::RuleViolation,        "rule-violation",         422, "The rules forbid that move"),
     (Problem::IdempotencyKeyReused, "idempotency-key-reused", 422, "Idempotency-Key reused for another move"),
     (Problem::InvalidSelection,     "invalid-selection",      422, "Those games cannot be counted together"),
+    (Problem::TooManyStreams,       "too-many-streams",       429, "Too many event streams are open"),
     (Problem::Internal,             "internal",               500, "Something went wrong on our side"),
     (Problem::Unavailable,          "unavailable",            503, "The database is not answering"),
+    (Problem::AtCapacity,           "at-capacity",            503, "The server is holding all the streams it can"),
 ];
+
+/// Seconds a client is asked to wait (`Retry-After`) before trying again after a 503.
+pub const RETRY_AFTER_UNAVAILABLE: u64 = 2;
+/// Seconds a client is asked to wait before opening another stream after a 429 or 503.
+pub const RETRY_AFTER_STREAMS: u64 = 10;
+
+/// Longest detail written to the log for a client error: a fuzzer's huge inputs must not
+/// become huge log lines.
+const LOGGED_DETAIL_CHARS: usize = 200;
 
 impl Problem {
     fn entry(self) -> (&'static str, u16, &'static str) {
@@ -87,6 +105,51 @@ impl Problem {
     pub fn code(self) -> &'static str {
         self.entry().0
     }
+
+    /// The `Retry-After` this problem carries, in seconds, if trying again later can help.
+    fn retry_after(self) -> Option<u64> {
+        match self {
+            Problem::Unavailable => Some(RETRY_AFTER_UNAVAILABLE),
+            Problem::TooManyStreams | Problem::AtCapacity => Some(RETRY_AFTER_STREAMS),
+            _ => None,
+        }
+    }
+}
+
+/// What a problem means beyond its title, for those whose handling a client must know: served
+/// at `/problems/<code>`.
+pub fn description(problem: Problem) -> Option<&'static str> {
+    match problem {
+        Problem::Unavailable => Some(
+            "The database is not answering (down, refusing connections, or too slow). Nothing \
+             was changed unless the problem says `\"outcome\": \"unknown\"`: then the database \
+             stopped answering while a move was being recorded and the move may or may not \
+             have been recorded. Retry after `Retry-After` seconds; retry a move with the same \
+             `Idempotency-Key` and body, which records it at most once and answers as the \
+             first attempt would have.",
+        ),
+        Problem::TooManyStreams => Some(
+            "This seat token, or this client address, already has as many event streams open \
+             as it may. Close one (or wait `Retry-After` seconds) and try again.",
+        ),
+        Problem::AtCapacity => Some(
+            "The server holds as many event streams as it can. Try again after `Retry-After` \
+             seconds, or long-poll `GET /v1/games/{id}?wait=60` meanwhile.",
+        ),
+        Problem::LogFull => Some(
+            "A game's log may hold at most 100,000 events; the move would pass that, so it \
+             was refused and the game can go no further.",
+        ),
+        _ => None,
+    }
+}
+
+/// `text` cut to at most `max` characters (on a character boundary), marked when cut.
+pub fn truncated(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..end])),
+    }
 }
 
 /// An error answered to a client.
@@ -95,6 +158,8 @@ pub struct ApiError {
     problem: Problem,
     detail: String,
     extensions: Map<String, Value>,
+    /// What went wrong inside, for the log only (a client is not shown our insides).
+    cause: Option<String>,
 }
 
 impl ApiError {
@@ -104,6 +169,7 @@ impl ApiError {
             problem,
             detail: detail.into(),
             extensions: Map::new(),
+            cause: None,
         }
     }
 
@@ -111,11 +177,33 @@ impl ApiError {
         self.extensions.insert(key.to_string(), value);
         self
     }
+
+    /// Records the inner cause, which is logged but not shown to the client.
+    pub fn caused_by(mut self, cause: impl Into<String>) -> Self {
+        self.cause = Some(cause.into());
+        self
+    }
+
+    /// The kind of problem.
+    pub fn problem(&self) -> Problem {
+        self.problem
+    }
 }
 
+/// The log's form of an error: code, detail and cause; a client error's detail is cut short
+/// (it can quote whatever the client sent).
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.problem.code(), self.detail)
+        let status = self.problem.entry().1;
+        if status < 500 {
+            let detail = truncated(&self.detail, LOGGED_DETAIL_CHARS);
+            return write!(f, "{}: {detail}", self.problem.code());
+        }
+        write!(f, "{}: {}", self.problem.code(), self.detail)?;
+        match &self.cause {
+            Some(cause) => write!(f, " ({cause})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -125,10 +213,8 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
+        // Logging is done once per request, by `telemetry::RootSpan`, at a level that fits.
         let (code, status, title) = self.problem.entry();
-        if status >= 500 {
-            tracing::error!(problem = code, detail = %self.detail, "request failed");
-        }
         let mut body = Map::new();
         body.insert("type".into(), json!(format!("/problems/{code}")));
         body.insert("title".into(), json!(title));
@@ -141,9 +227,12 @@ impl ResponseError for ApiError {
         };
         body.insert("detail".into(), json!(detail));
         body.extend(self.extensions.clone());
-        HttpResponse::build(self.status_code())
-            .content_type("application/problem+json")
-            .json(Value::Object(body))
+        let mut response = HttpResponse::build(self.status_code());
+        response.content_type("application/problem+json");
+        if let Some(seconds) = self.problem.retry_after() {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
+        }
+        response.json(Value::Object(body))
     }
 }
 
@@ -178,8 +267,41 @@ impl From<ServiceError> for ApiError {
             ServiceError::Selection(_) => ApiError::new(Problem::InvalidSelection, detail),
             ServiceError::NoSuchDocument(_) => ApiError::new(Problem::NoSuchDocument, detail),
             ServiceError::InProgress(_) => ApiError::new(Problem::GameInProgress, detail),
+            ServiceError::LogFull { limit } => {
+                ApiError::new(Problem::LogFull, detail).with("limit", json!(limit))
+            }
+            ServiceError::Unavailable(reason) => ApiError::new(
+                Problem::Unavailable,
+                "the database is not answering; try again shortly",
+            )
+            .caused_by(reason),
+            ServiceError::OutcomeUnknown { reason, keyed } => {
+                let detail = if keyed {
+                    "the database stopped answering while your move was being recorded, so it \
+                     may or may not have been recorded; retry with the same Idempotency-Key and \
+                     body, which records it at most once and answers as the first time would have"
+                } else {
+                    "the database stopped answering while your move was being recorded, so it \
+                     may or may not have been recorded; fetch the game to see before sending it \
+                     again (an Idempotency-Key makes such a retry safe)"
+                };
+                ApiError::new(Problem::Unavailable, detail)
+                    .with("outcome", json!("unknown"))
+                    .caused_by(reason)
+            }
             ServiceError::Internal(_) => ApiError::new(Problem::Internal, detail),
         }
+    }
+}
+
+impl From<crate::limits::StreamRefused> for ApiError {
+    fn from(refused: crate::limits::StreamRefused) -> Self {
+        use crate::limits::StreamRefused;
+        let problem = match refused {
+            StreamRefused::PerToken(_) | StreamRefused::PerClient(_) => Problem::TooManyStreams,
+            StreamRefused::Total(_) => Problem::AtCapacity,
+        };
+        ApiError::new(problem, refused.to_string())
     }
 }
 
@@ -213,10 +335,50 @@ mod tests {
             Problem::NoSuchDocument,
             Problem::GameInProgress,
             Problem::InvalidSelection,
+            Problem::LogFull,
+            Problem::TooManyStreams,
+            Problem::AtCapacity,
             Problem::Unavailable,
             Problem::Internal,
         ] {
             assert!(listed.contains(&problem), "{problem:?} is not in PROBLEMS");
         }
+    }
+
+    #[test]
+    fn the_problems_a_client_should_retry_carry_retry_after() {
+        for problem in [
+            Problem::Unavailable,
+            Problem::AtCapacity,
+            Problem::TooManyStreams,
+        ] {
+            let response = ApiError::new(problem, "later").error_response();
+            assert!(
+                response.headers().contains_key("retry-after"),
+                "{problem:?}"
+            );
+        }
+        let response = ApiError::new(Problem::RuleViolation, "no").error_response();
+        assert!(!response.headers().contains_key("retry-after"));
+    }
+
+    #[test]
+    fn a_client_error_is_logged_short_and_a_fault_with_its_cause() {
+        let long = "x".repeat(5_000);
+        let logged = ApiError::new(Problem::MalformedRequest, long).to_string();
+        assert!(
+            logged.chars().count() <= LOGGED_DETAIL_CHARS + 40,
+            "{logged}"
+        );
+        let logged = ApiError::new(Problem::Unavailable, "later")
+            .caused_by("pool timed out")
+            .to_string();
+        assert!(logged.contains("pool timed out"), "{logged}");
+    }
+
+    #[test]
+    fn truncation_keeps_whole_characters() {
+        assert_eq!(truncated("abc", 5), "abc");
+        assert_eq!(truncated("ééééé", 2), "éé…");
     }
 }

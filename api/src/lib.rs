@@ -4,6 +4,7 @@
 pub mod chain;
 pub mod dto;
 pub mod error;
+pub mod limits;
 pub mod openapi;
 pub mod receipts;
 pub mod routes;

@@ -1,7 +1,11 @@
 //! `parlour`: serves the API.
 
+use std::time::Duration;
+
 use clap::{Parser, Subcommand};
-use parlour::startup::Application;
+use parlour::limits::StreamLimits;
+use parlour::startup::{Application, Settings};
+use parlour::store::DbSettings;
 
 /// Parlour: a game server for five classic British card games.
 #[derive(Debug, Parser)]
@@ -22,6 +26,22 @@ struct Cli {
         default_value = "parlour-signing.key"
     )]
     signing_key_file: std::path::PathBuf,
+    /// Seconds a request waits for a database connection before answering 503.
+    #[arg(long, env = "PARLOUR_DB_ACQUIRE_TIMEOUT", default_value = "2", value_parser = seconds)]
+    db_acquire_timeout: Duration,
+    /// Seconds one database statement may run (Postgres `statement_timeout`, SQLite busy
+    /// timeout); a store call is abandoned with 503 after this plus the acquire timeout.
+    #[arg(long, env = "PARLOUR_DB_TIMEOUT", default_value = "5", value_parser = seconds)]
+    db_timeout: Duration,
+    /// Event streams (`/stream`) one seat token may hold open at once.
+    #[arg(long, env = "PARLOUR_MAX_STREAMS_PER_TOKEN", default_value_t = StreamLimits::DEFAULT_PER_TOKEN)]
+    max_streams_per_token: usize,
+    /// Event streams one client IP address may hold open at once.
+    #[arg(long, env = "PARLOUR_MAX_STREAMS_PER_CLIENT", default_value_t = StreamLimits::DEFAULT_PER_CLIENT)]
+    max_streams_per_client: usize,
+    /// Event streams the server holds open in all (lowered to fit the open-file limit).
+    #[arg(long, env = "PARLOUR_MAX_STREAMS", default_value_t = StreamLimits::DEFAULT_TOTAL)]
+    max_streams: usize,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -34,10 +54,39 @@ enum Command {
     Openapi,
 }
 
+/// A positive number of seconds, fractions allowed (`0.5`).
+fn seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if value.is_nan() || value <= 0.0 {
+        return Err("the timeout must be more than 0 seconds".into());
+    }
+    Duration::try_from_secs_f64(value).map_err(|e| e.to_string())
+}
+
+impl Cli {
+    fn settings(&self) -> Settings {
+        Settings {
+            db: DbSettings {
+                acquire_timeout: self.db_acquire_timeout,
+                statement_timeout: self.db_timeout,
+            },
+            streams: StreamLimits {
+                per_token: self.max_streams_per_token,
+                per_client: self.max_streams_per_client,
+                total: self.max_streams,
+            },
+            ..Settings::default()
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     parlour::telemetry::init();
+    let settings = cli.settings();
     match cli.command.unwrap_or(Command::Serve) {
         Command::Openapi => match serde_json::to_string_pretty(&parlour::openapi::spec()) {
             Ok(text) => {
@@ -50,8 +99,13 @@ async fn main() -> std::process::ExitCode {
             }
         },
         Command::Serve => {
-            let app = match Application::build(&cli.addr, &cli.database_url, &cli.signing_key_file)
-                .await
+            let app = match Application::build_with(
+                &cli.addr,
+                &cli.database_url,
+                &cli.signing_key_file,
+                settings,
+            )
+            .await
             {
                 Ok(app) => app,
                 Err(e) => {

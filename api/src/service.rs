@@ -21,11 +21,11 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use crate::chain;
-use crate::receipts::{Receipt, Signer};
 use crate::dto::{
     AuditFailure, AuditReport, CreatedGame, CreatedSeat, CreationRecord, EventPage, GameEvent,
     GameFile, GameView, LogHead, NewGame, Status, StoredGameEvent,
 };
+use crate::receipts::{Receipt, Signer};
 use crate::store::{
     self, EventStore, GameRecord, IdempotentMove, SeatCredential, StoreError, StoredEvent,
 };
@@ -77,6 +77,24 @@ pub enum ServiceError {
     /// The export or score-sheet does not exist for this game.
     #[error("{0}")]
     NoSuchDocument(String),
+    /// The database is not answering; worth retrying shortly.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The database stopped answering while a move was being recorded: it may or may not have
+    /// been. `keyed` says whether the move carried an `Idempotency-Key` (a safe retry).
+    #[error("the database stopped answering while the move was being recorded: {reason}")]
+    OutcomeUnknown {
+        /// What went wrong, for the log.
+        reason: String,
+        /// Whether the move was sent with an `Idempotency-Key`.
+        keyed: bool,
+    },
+    /// The move would take the game's log past its length limit.
+    #[error("the game's log has reached its limit of {limit} events; it cannot go further")]
+    LogFull {
+        /// The most events one game may have.
+        limit: u64,
+    },
     /// The store failed, or holds something the engine cannot read.
     #[error("{0}")]
     Internal(String),
@@ -86,6 +104,7 @@ impl From<StoreError> for ServiceError {
     fn from(error: StoreError) -> Self {
         match error {
             StoreError::Conflict => ServiceError::Conflict,
+            StoreError::Unavailable { reason, .. } => ServiceError::Unavailable(reason),
             other => ServiceError::Internal(other.to_string()),
         }
     }
@@ -127,6 +146,8 @@ pub struct Parlour {
     signer: Arc<Signer>,
     slots: Mutex<HashMap<Uuid, Arc<Slot>>>,
     tokens: Mutex<HashMap<String, (Uuid, u8)>>,
+    /// The most events one game's log may hold.
+    max_events: u64,
 }
 
 /// Who is asking, once their token has been checked.
@@ -245,7 +266,14 @@ impl Parlour {
             signer,
             slots: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
+            max_events: crate::limits::MAX_EVENTS_PER_GAME,
         }
+    }
+
+    /// The same service with another cap on events per game (tests use a small one).
+    pub fn with_max_events(mut self, max_events: u64) -> Self {
+        self.max_events = max_events;
+        self
     }
 
     /// Every game offered.
@@ -610,6 +638,11 @@ impl Parlour {
                 &loaded.head_hash,
             )?;
             let version = loaded.version + events.len() as u64;
+            if version > self.max_events {
+                return Err(ServiceError::LogFull {
+                    limit: self.max_events,
+                });
+            }
             let key = request.idempotency_key.as_ref().map(|key| IdempotentMove {
                 seat,
                 key: key.clone(),
@@ -631,6 +664,18 @@ impl Parlour {
                     // The next attempt re-checks If-Match and the key against the new version.
                     tracing::info!(game = %id, "append lost a race; rebuilding from the log");
                     *guard = None;
+                }
+                Err(StoreError::Unavailable {
+                    reason,
+                    maybe_written: true,
+                }) => {
+                    // The move may be in the log although we could not hear so: forget the
+                    // cached table, so that the next request reads the truth from the log.
+                    *guard = None;
+                    return Err(ServiceError::OutcomeUnknown {
+                        reason,
+                        keyed: request.idempotency_key.is_some(),
+                    });
                 }
                 Err(other) => return Err(other.into()),
             }

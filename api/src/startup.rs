@@ -10,13 +10,36 @@ use actix_web::{web, App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
 use tracing_actix_web::{RequestId, TracingLogger};
 
 use crate::error::{ApiError, Problem};
+use crate::limits::{self, StreamGate, StreamLimits};
 use crate::receipts::{KeyError, Signer};
 use crate::routes;
 use crate::service::Parlour;
-use crate::store::{self, EventStore, StoreError};
+use crate::store::{self, DbSettings, EventStore, StoreError};
+use crate::telemetry::RequestSpan;
 
 /// Largest request body accepted.
 const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// What an operator can tune; every field has a documented default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// How long the store waits for the database before answering 503.
+    pub db: DbSettings,
+    /// How many event streams may be open.
+    pub streams: StreamLimits,
+    /// The most events one game's log may hold (`limits::MAX_EVENTS_PER_GAME`).
+    pub max_events_per_game: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            db: DbSettings::default(),
+            streams: StreamLimits::default(),
+            max_events_per_game: limits::MAX_EVENTS_PER_GAME,
+        }
+    }
+}
 
 /// A running server: its address and the future that serves it.
 pub struct Application {
@@ -25,42 +48,93 @@ pub struct Application {
 }
 
 impl Application {
-    /// Loads (or creates) the receipt signing key, connects to the store, applies migrations
-    /// and binds `addr`.
+    /// Loads (or creates) the receipt signing key, connects to the store with the default
+    /// settings, applies migrations and binds `addr`.
     pub async fn build(
         addr: &str,
         database_url: &str,
         signing_key_file: &Path,
     ) -> Result<Self, BuildError> {
-        let signer = Signer::load_or_create(signing_key_file)?;
-        let store = store::connect(database_url).await?;
-        let listener =
-            TcpListener::bind(addr).map_err(|e| BuildError::Bind(addr.to_string(), e))?;
-        Self::with_store_and_signer(listener, store, signer)
+        Self::build_with(addr, database_url, signing_key_file, Settings::default()).await
     }
 
-    /// Serves on an already-bound listener with the given store (tests bind port 0), signing
-    /// receipts with a fresh key that dies with the process.
+    /// Loads (or creates) the receipt signing key, raises the open-file limit, connects to the
+    /// store, applies migrations and binds `addr`.
+    pub async fn build_with(
+        addr: &str,
+        database_url: &str,
+        signing_key_file: &Path,
+        settings: Settings,
+    ) -> Result<Self, BuildError> {
+        let signer = Signer::load_or_create(signing_key_file)?;
+        match limits::raise_open_file_limit() {
+            Ok(files) => tracing::info!(open_files = files, "open-file limit raised"),
+            Err(e) => tracing::warn!("the open-file limit could not be raised: {e}"),
+        }
+        let store = store::connect_with(database_url, &settings.db).await?;
+        let listener =
+            TcpListener::bind(addr).map_err(|e| BuildError::Bind(addr.to_string(), e))?;
+        Self::serve(listener, store, signer, settings)
+    }
+
+    /// Serves on an already-bound listener with the given store and default settings (tests
+    /// bind port 0), signing receipts with a fresh key that dies with the process.
     pub fn with_store(
         listener: TcpListener,
         store: Arc<dyn EventStore>,
     ) -> Result<Self, BuildError> {
-        Self::with_store_and_signer(listener, store, Signer::generate()?)
+        Self::serve(listener, store, Signer::generate()?, Settings::default())
     }
 
-    /// Serves on an already-bound listener with the given store, signing receipts with `signer`
-    /// (handlers get it as `web::Data<Signer>`).
+    /// Serves on an already-bound listener with the given store, signing receipts with
+    /// `signer`, with the default settings.
     pub fn with_store_and_signer(
         listener: TcpListener,
         store: Arc<dyn EventStore>,
         signer: Signer,
+    ) -> Result<Self, BuildError> {
+        Self::serve(listener, store, signer, Settings::default())
+    }
+
+    /// Serves on an already-bound listener with the given store and settings, signing with a
+    /// fresh key. The store's own timeouts were set when it was connected
+    /// (`store::connect_with`).
+    pub fn with_settings(
+        listener: TcpListener,
+        store: Arc<dyn EventStore>,
+        settings: Settings,
+    ) -> Result<Self, BuildError> {
+        Self::serve(listener, store, Signer::generate()?, settings)
+    }
+
+    /// Serves on an already-bound listener: everything above comes here.
+    pub fn serve(
+        listener: TcpListener,
+        store: Arc<dyn EventStore>,
+        signer: Signer,
+        settings: Settings,
     ) -> Result<Self, BuildError> {
         let port = listener
             .local_addr()
             .map_err(|e| BuildError::Bind("listener".into(), e))?
             .port();
         let signer = web::Data::new(signer);
-        let service = web::Data::new(Parlour::new(store, signer.clone().into_inner()));
+        let service = web::Data::new(
+            Parlour::new(store, signer.clone().into_inner())
+                .with_max_events(settings.max_events_per_game),
+        );
+        // Streams alone must never use up the descriptors everyone else needs to connect.
+        let streams = match rlimit::getrlimit(rlimit::Resource::NOFILE) {
+            Ok((soft, _)) => settings.streams.fitted_to(soft),
+            Err(_) => settings.streams,
+        };
+        if streams != settings.streams {
+            tracing::warn!(
+                max_streams = streams.total,
+                "the stream cap was lowered to fit the open-file limit"
+            );
+        }
+        let gate = web::Data::new(StreamGate::new(streams));
         let server = HttpServer::new(move || {
             App::new()
                 .wrap_fn(|req, srv| {
@@ -75,8 +149,9 @@ impl Application {
                         Ok(res)
                     }
                 })
-                .wrap(TracingLogger::default())
+                .wrap(TracingLogger::<RequestSpan>::new())
                 .app_data(service.clone())
+                .app_data(gate.clone())
                 .app_data(signer.clone())
                 .app_data(
                     web::JsonConfig::default()
@@ -125,10 +200,10 @@ pub enum BuildError {
     /// The database could not be opened or migrated.
     #[error("cannot open the database: {0}")]
     Store(#[from] StoreError),
-    /// The receipt signing key could not be read or created.
-    #[error("cannot load the receipt signing key: {0}")]
-    SigningKey(#[from] KeyError),
     /// The address could not be bound.
     #[error("cannot listen on {0}: {1}")]
     Bind(String, std::io::Error),
+    /// The receipt signing key could not be read or created.
+    #[error("cannot load the receipt signing key: {0}")]
+    SigningKey(#[from] KeyError),
 }

@@ -314,6 +314,12 @@ impl OwlPreference {
     ];
 }
 
+/// The highest `play_to`. A series deals games until someone's total reaches it, so the
+/// target bounds how long a series (and its log) grows: a game shares out at most 40 points
+/// (8 sets at 5), so 1,000 points is at least 25 games and commonly a hundred, far beyond
+/// any sitting, whereas a target like 4,000,000,000 asks for a series that never ends.
+pub const MAX_PLAY_TO: u32 = 1_000;
+
 /// The options of a British Birds table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -1055,7 +1061,7 @@ impl Game for BritishBirds {
                 },
                 "play_to": {
                     "description": "play a series of games until a total of this many points is \
-                                    reached (the printed rules: 50); null plays one game",
+                                    reached (1 to 1000; the printed rules: 50); null plays one game",
                     "type": "integer or null",
                     "default": null,
                 },
@@ -1116,10 +1122,12 @@ impl Game for BritishBirds {
                 "quiet_rounds must be from 1 to 100".into(),
             ));
         }
-        if options.play_to == Some(0) {
-            return Err(SetupError::Options(
-                "play_to must be at least 1 (or null for a single game)".into(),
-            ));
+        if let Some(target) = options.play_to {
+            if !(1..=MAX_PLAY_TO).contains(&target) {
+                return Err(SetupError::Options(format!(
+                    "play_to must be from 1 to {MAX_PLAY_TO} (or null for a single game)"
+                )));
+            }
         }
         Ok(State {
             players: players as u8,
@@ -2571,6 +2579,14 @@ mod tests {
             },
             Options {
                 play_to: Some(0),
+                ..Options::default()
+            },
+            Options {
+                play_to: Some(MAX_PLAY_TO + 1),
+                ..Options::default()
+            },
+            Options {
+                play_to: Some(4_000_000_000),
                 ..Options::default()
             },
         ];

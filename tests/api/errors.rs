@@ -394,6 +394,94 @@ async fn an_idempotency_key_replays_the_first_answer_and_refuses_another_move(ap
     assert_eq!(version(&app, &id).await, after);
 }
 
+async fn sequence_numbers_beyond_what_the_log_can_hold_are_400(app: TestApp) {
+    let (id, _) = app.create_game("girl", 2, None, json!({})).await;
+    // 2^63 and above would wrap to negative numbers in the database and show the whole log.
+    for too_big in ["9223372036854775808", "18446744073709551615"] {
+        for query in [
+            format!("events?after={too_big}"),
+            format!("state?at={too_big}"),
+        ] {
+            let res = app
+                .request(Method::GET, &format!("/v1/games/{id}/{query}"), None, None)
+                .await;
+            assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
+        }
+    }
+    let (status, page) = app
+        .get(
+            &format!("/v1/games/{id}/events?after=9223372036854775807"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(
+        page["events"],
+        json!([]),
+        "nothing comes after the largest sequence number"
+    );
+}
+
+async fn a_british_birds_series_target_above_a_thousand_is_an_invalid_setup(app: TestApp) {
+    let players = json!([{"name": "A"}, {"name": "B"}]);
+    for play_to in [1_001u64, 4_000_000_000] {
+        let body =
+            json!({"game": "british-birds", "players": players, "options": {"play_to": play_to}});
+        let res = app
+            .request(Method::POST, "/v1/games", None, Some(&body))
+            .await;
+        let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid-setup").await;
+        let detail = problem["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains("1000"), "{detail}");
+    }
+    app.create_game("british-birds", 2, None, json!({"play_to": 1000}))
+        .await;
+}
+
+async fn the_bearer_scheme_may_be_written_in_any_case(app: TestApp) {
+    let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
+    for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
+        let res = app
+            .client
+            .get(format!("{}/v1/games/{id}", app.address))
+            .header("Authorization", format!("{scheme} {}", tokens[1]))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "{scheme}");
+        let view: Value = res.json().await.unwrap();
+        assert_eq!(view["you"]["seat"], json!(1), "{scheme}: {view}");
+    }
+    let res = app
+        .client
+        .get(format!("{}/v1/games/{id}", app.address))
+        .header("Authorization", format!("Basic {}", tokens[1]))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
+}
+
+async fn the_problems_a_client_must_handle_are_described(app: TestApp) {
+    for (code, status) in [
+        ("unavailable", 503),
+        ("at-capacity", 503),
+        ("too-many-streams", 429),
+        ("log-full", 409),
+    ] {
+        let (got, page) = app.get(&format!("/problems/{code}"), None).await;
+        assert_eq!(got, StatusCode::OK);
+        assert_eq!(page["status"], json!(status), "{page}");
+        assert!(
+            page["description"].as_str().is_some_and(|d| !d.is_empty()),
+            "{page}"
+        );
+    }
+    let (_, page) = app.get("/problems/unavailable", None).await;
+    let description = page["description"].as_str().unwrap_or_default();
+    assert!(description.contains("Idempotency-Key"), "{description}");
+}
+
 on_both_backends!(
     bad_requests_are_400,
     credentials_are_checked,
@@ -403,4 +491,8 @@ on_both_backends!(
     forbidden_moves_are_422,
     bad_setups_are_422,
     an_idempotency_key_replays_the_first_answer_and_refuses_another_move,
+    sequence_numbers_beyond_what_the_log_can_hold_are_400,
+    a_british_birds_series_target_above_a_thousand_is_an_invalid_setup,
+    the_bearer_scheme_may_be_written_in_any_case,
+    the_problems_a_client_must_handle_are_described,
 );

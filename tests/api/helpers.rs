@@ -3,7 +3,7 @@
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use parlour::startup::Application;
+use parlour::startup::{Application, Settings};
 use parlour::store::{self, EventStore};
 use reqwest::{Client, Method, Response, StatusCode};
 use serde_json::{json, Value};
@@ -97,10 +97,21 @@ pub async fn spawn_app_on(
     url: &str,
     guard: Option<Arc<dyn std::any::Any + Send + Sync>>,
 ) -> TestApp {
+    spawn_app_with(url, guard, Settings::default()).await
+}
+
+/// Starts a server on an existing database with these settings.
+pub async fn spawn_app_with(
+    url: &str,
+    guard: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    settings: Settings,
+) -> TestApp {
     parlour::telemetry::init();
-    let store = store::connect(url).await.expect("open the store");
+    let store = store::connect_with(url, &settings.db)
+        .await
+        .expect("open the store");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let app = Application::with_store(listener, store.clone()).expect("build app");
+    let app = Application::with_settings(listener, store.clone(), settings).expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     TestApp {

@@ -241,13 +241,21 @@ async fn receipts_kept_from_the_moves_verify_the_file_and_catch_a_log_cut_short(
         kept.display().to_string(),
     ])
     .await;
-    assert!(!ok, "a log cut short verifies against its receipts:\n{text}");
+    assert!(
+        !ok,
+        "a log cut short verifies against its receipts:\n{text}"
+    );
     assert!(text.contains("events were removed"), "{text}");
 
     // An unfinished game has no file yet.
     let (other, _) = app.create_game("girl", 2, None, json!({})).await;
     let res = app
-        .request(reqwest::Method::GET, &format!("/v1/games/{other}/file"), None, None)
+        .request(
+            reqwest::Method::GET,
+            &format!("/v1/games/{other}/file"),
+            None,
+            None,
+        )
         .await;
     crate::helpers::assert_problem(res, reqwest::StatusCode::CONFLICT, "game-in-progress").await;
 }

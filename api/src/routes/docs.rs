@@ -55,11 +55,17 @@ pub async fn docs_page(tail: web::Path<String>) -> HttpResponse {
 #[get("/problems/{code}")]
 pub async fn problem(code: web::Path<String>) -> HttpResponse {
     match PROBLEMS.iter().find(|(_, c, ..)| *c == code.as_str()) {
-        Some((_, code, status, title)) => HttpResponse::Ok().json(json!({
-            "type": format!("/problems/{code}"),
-            "title": title,
-            "status": status,
-        })),
+        Some((problem, code, status, title)) => {
+            let mut body = json!({
+                "type": format!("/problems/{code}"),
+                "title": title,
+                "status": status,
+            });
+            if let Some(text) = crate::error::description(*problem) {
+                body["description"] = json!(text);
+            }
+            HttpResponse::Ok().json(body)
+        }
         None => HttpResponse::NotFound()
             .content_type("application/problem+json")
             .json(json!({

@@ -11,9 +11,14 @@ use utoipa::IntoParams;
 use super::{game_id, Bearer};
 use crate::dto::{AuditReport, CreatedGame, EventPage, GameFile, GameView, NewGame, ScorecardBody};
 use crate::error::{ApiError, Problem};
+use crate::limits::StreamGate;
 use crate::service::{Move, Parlour, Update, MAX_WAIT_SECONDS};
 
 const PROBLEM: &str = "application/problem+json";
+
+/// The largest sequence number a client may name: the databases keep sequence numbers as
+/// signed 64-bit integers, so anything above would wrap to a negative number.
+const MAX_SEQ: u64 = i64::MAX as u64;
 
 fn etag(version: u64) -> (header::HeaderName, String) {
     (header::ETAG, format!("\"{version}\""))
@@ -122,9 +127,11 @@ pub async fn show(
         (status = 401, description = "Missing or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
-        (status = 409, description = "Not this seat's move, or the game is over", content_type = PROBLEM),
+        (status = 409, description = "Not this seat's move, the game is over, or its log is full (`log-full`)", content_type = PROBLEM),
         (status = 412, description = "If-Match is not the current version", content_type = PROBLEM),
         (status = 422, description = "The rules forbid the move (`detail` says which rule), or the Idempotency-Key was used for another move", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering; with `\"outcome\": \"unknown\"` the move may have been recorded: retry with the same Idempotency-Key", content_type = PROBLEM,
+            headers(("Retry-After" = String, description = "Seconds to wait"))),
     ))]
 #[post("/v1/games/{id}/actions")]
 pub async fn act(
@@ -173,7 +180,7 @@ pub async fn act(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
-    /// Only events after this sequence number (default 0).
+    /// Only events after this sequence number (default 0, at most 2^63 − 1).
     pub after: Option<u64>,
     /// At most this many (default 100, at most 1000).
     pub limit: Option<u64>,
@@ -206,10 +213,15 @@ pub async fn events(
             "limit must be between 1 and 1000",
         ));
     }
+    let after = query.after.unwrap_or(0);
+    if after > MAX_SEQ {
+        return Err(ApiError::new(
+            Problem::MalformedRequest,
+            format!("after must be between 0 and {MAX_SEQ}"),
+        ));
+    }
     let caller = service.authenticate(id, bearer.0.as_deref()).await?;
-    let page = service
-        .events(id, caller, query.after.unwrap_or(0), limit)
-        .await?;
+    let page = service.events(id, caller, after, limit).await?;
     Ok(HttpResponse::Ok().json(page))
 }
 
@@ -240,6 +252,12 @@ pub async fn state_at(
     query: web::Query<StateQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
+    if query.at > MAX_SEQ {
+        return Err(ApiError::new(
+            Problem::MalformedRequest,
+            format!("at must be between 0 and {MAX_SEQ}"),
+        ));
+    }
     let caller = service.authenticate(id, bearer.0.as_deref()).await?;
     Ok(view_response(service.state_at(id, caller, query.at).await?))
 }
@@ -350,18 +368,34 @@ const HEARTBEAT: Duration = Duration::from_secs(15);
         (status = 401, description = "Unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 429, description = "This token or client address has too many streams open", content_type = PROBLEM,
+            headers(("Retry-After" = String, description = "Seconds to wait"))),
+        (status = 503, description = "The server holds all the streams it can, or the database is not answering", content_type = PROBLEM,
+            headers(("Retry-After" = String, description = "Seconds to wait"))),
     ))]
 #[get("/v1/games/{id}/stream")]
 pub async fn stream(
     service: web::Data<Parlour>,
+    gate: web::Data<StreamGate>,
     id: web::Path<String>,
     bearer: Bearer,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     use futures_util::StreamExt;
     let id = game_id(&id)?;
+    // Counted before any database work, so a flood of streams costs the server next to nothing.
+    // The peer address, not a forwarded-for header, which any client could set.
+    let client = req
+        .peer_addr()
+        .map(|addr| addr.ip())
+        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+    let permit = gate.admit(bearer.0.as_deref(), client)?;
     let caller = service.authenticate(id, bearer.0.as_deref()).await?;
     let updates = service.into_inner().updates(id, caller, HEARTBEAT).await?;
-    let messages = updates.map(|update| {
+    // The permit lives as long as the stream: actix drops the body when the stream ends or the
+    // client goes away, and with it the permit, which frees the slot.
+    let messages = updates.map(move |update| {
+        let _slot = &permit;
         let text = match update {
             Update::View(view) => match serde_json::to_string(&view) {
                 Ok(json) => format!("event: view\nid: {}\ndata: {json}\n\n", view.version),

@@ -29,10 +29,7 @@ impl FromRequest for Bearer {
         let token = value
             .to_str()
             .ok()
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
+            .and_then(bearer_token)
             .map(str::trim)
             .filter(|t| !t.is_empty());
         ready(match token {
@@ -43,6 +40,13 @@ impl FromRequest for Bearer {
             )),
         })
     }
+}
+
+/// The token of an `Authorization: Bearer <token>` value. The scheme is matched without regard
+/// to case (RFC 9110 §11.1): `Bearer`, `bearer` and `BEARER` are one scheme.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then_some(token)
 }
 
 /// A game id from the path; anything that is not a UUID names no game.
@@ -72,4 +76,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::export)
         .service(statistics::statistics)
         .service(keys::keys);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer_token;
+
+    #[test]
+    fn the_bearer_scheme_is_matched_in_any_case() {
+        for value in ["Bearer abc", "bearer abc", "BEARER abc", "bEaReR abc"] {
+            assert_eq!(bearer_token(value).map(str::trim), Some("abc"), "{value}");
+        }
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearerabc"), None);
+    }
 }

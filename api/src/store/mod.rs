@@ -3,6 +3,7 @@
 //! The store knows nothing of the rules. It keeps each game's creation record, its seats'
 //! token hashes, the append-only log, and the idempotency keys of moves.
 
+mod deadline;
 mod postgres;
 mod sqlite;
 
@@ -12,6 +13,7 @@ use parlour_domain::{Player, Seed};
 use serde_json::Value;
 use uuid::Uuid;
 
+pub use deadline::{DbSettings, Deadline};
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
@@ -101,6 +103,15 @@ pub enum StoreError {
     /// A stored row could not be read back.
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// The database did not answer in time, or the connection failed: worth retrying later.
+    /// `maybe_written` is true when a write had been sent and may have been committed.
+    #[error("the database is not answering: {reason}")]
+    Unavailable {
+        /// What went wrong, for the log.
+        reason: String,
+        /// Whether a write may have been committed although it was not acknowledged.
+        maybe_written: bool,
+    },
 }
 
 /// The event store interface both backends implement.
@@ -154,13 +165,24 @@ pub trait EventStore: Send + Sync {
     async fn ping(&self) -> Result<(), StoreError>;
 }
 
-/// Connects to the store named by `url` (`postgres://…` or `sqlite://…`) and applies the
-/// embedded migrations.
+/// Connects to the store named by `url` (`postgres://…` or `sqlite://…`) with the default
+/// timeouts and applies the embedded migrations.
 pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn EventStore>, StoreError> {
+    connect_with(url, &DbSettings::default()).await
+}
+
+/// Connects to the store named by `url` with these timeouts and applies the migrations. The
+/// store answers `Unavailable` instead of hanging when the database stops answering.
+pub async fn connect_with(
+    url: &str,
+    settings: &DbSettings,
+) -> Result<std::sync::Arc<dyn EventStore>, StoreError> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        Ok(std::sync::Arc::new(PostgresStore::connect(url).await?))
+        let store = PostgresStore::connect_with(url, settings).await?;
+        Ok(std::sync::Arc::new(Deadline::new(store, settings)))
     } else if url.starts_with("sqlite:") {
-        Ok(std::sync::Arc::new(SqliteStore::connect(url).await?))
+        let store = SqliteStore::connect_with(url, settings).await?;
+        Ok(std::sync::Arc::new(Deadline::new(store, settings)))
     } else {
         Err(StoreError::Corrupt(format!(
             "unsupported database URL (use postgres://… or sqlite://…): {url}"

@@ -20,12 +20,21 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
-    /// Connects and applies the migrations.
+    /// Connects with the default timeouts and applies the migrations.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with(url, &super::DbSettings::default()).await
+    }
+
+    /// Connects and applies the migrations. Every statement gets the server-side
+    /// `statement_timeout`, so the server abandons (and rolls back) what we stopped waiting for.
+    pub async fn connect_with(url: &str, settings: &super::DbSettings) -> Result<Self, StoreError> {
+        let timeout_ms = settings.statement_timeout.as_millis().to_string();
+        let options = <sqlx::postgres::PgConnectOptions as std::str::FromStr>::from_str(url)?
+            .options([("statement_timeout", timeout_ms.as_str())]);
         let pool = PgPoolOptions::new()
             .max_connections(32)
-            .acquire_timeout(std::time::Duration::from_secs(10))
-            .connect(url)
+            .acquire_timeout(settings.acquire_timeout)
+            .connect_with(options)
             .await?;
         MIGRATOR.run(&pool).await.map_err(sqlx::Error::from)?;
         Ok(PostgresStore { pool })

@@ -1,7 +1,6 @@
 //! The embedded backend, so `parlour` runs on a fresh machine with no database server.
 
 use std::str::FromStr;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use parlour_domain::{Player, Seed};
@@ -25,16 +24,24 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (creating if need be) the database file and applies the migrations.
+    /// Opens (creating if need be) the database file with the default timeouts and applies
+    /// the migrations.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with(url, &super::DbSettings::default()).await
+    }
+
+    /// Opens the database file and applies the migrations; a locked database is waited for at
+    /// most the statement timeout.
+    pub async fn connect_with(url: &str, settings: &super::DbSettings) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
+            .busy_timeout(settings.statement_timeout);
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
+            .acquire_timeout(settings.acquire_timeout)
             .connect_with(options)
             .await?;
         MIGRATOR.run(&pool).await.map_err(sqlx::Error::from)?;

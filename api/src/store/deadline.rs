@@ -1,0 +1,254 @@
+//! Bounds every store call in time and tells an outage from other database errors.
+//!
+//! A database that is down, refuses connections, drops them, or freezes (a TCP black hole,
+//! where nothing ever answers) must not hang requests: every call made through `Deadline`
+//! either finishes or fails with `StoreError::Unavailable` within
+//! `DbSettings::call_timeout()`, and the handlers answer 503 with `Retry-After`. The pool's
+//! acquire timeout and Postgres's `statement_timeout` (set at connect) usually fire first;
+//! the deadline here is the backstop for a server that cannot even enforce its own timeout.
+
+use std::future::Future;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use uuid::Uuid;
+
+use super::{EventStore, GameRecord, IdempotentMove, SeatCredential, StoreError, StoredEvent};
+
+/// How long the store waits for the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DbSettings {
+    /// How long a call waits for a pooled connection (or for a new one to be established).
+    pub acquire_timeout: Duration,
+    /// How long one statement may run: Postgres's `statement_timeout`, SQLite's busy timeout.
+    pub statement_timeout: Duration,
+}
+
+impl DbSettings {
+    /// The default wait for a connection: short, so an outage is answered in about 2 s.
+    pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+    /// The default longest statement: far above any query Parlour makes on a healthy server.
+    pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// The longest any one store call may take before it is abandoned as `Unavailable`.
+    pub fn call_timeout(&self) -> Duration {
+        self.acquire_timeout + self.statement_timeout
+    }
+}
+
+impl Default for DbSettings {
+    fn default() -> Self {
+        DbSettings {
+            acquire_timeout: Self::DEFAULT_ACQUIRE_TIMEOUT,
+            statement_timeout: Self::DEFAULT_STATEMENT_TIMEOUT,
+        }
+    }
+}
+
+/// An event store whose every call is bounded in time, with outages classified.
+pub struct Deadline<S> {
+    inner: S,
+    limit: Duration,
+}
+
+impl<S: EventStore> Deadline<S> {
+    /// Wraps `inner`, abandoning any call after `settings.call_timeout()`.
+    pub fn new(inner: S, settings: &DbSettings) -> Self {
+        Deadline {
+            inner,
+            limit: settings.call_timeout(),
+        }
+    }
+
+    /// Runs one call under the deadline. `writes` says whether the call may commit something,
+    /// so that a failure after the statement was sent is reported as `maybe_written`.
+    async fn run<T>(
+        &self,
+        writes: bool,
+        call: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        match tokio::time::timeout(self.limit, call).await {
+            Ok(result) => result.map_err(|error| classify(error, writes)),
+            Err(_) => Err(StoreError::Unavailable {
+                reason: format!("no answer within {} ms", self.limit.as_millis()),
+                maybe_written: writes,
+            }),
+        }
+    }
+}
+
+/// Turns database errors that mean "the database is not answering" into `Unavailable`.
+pub fn classify(error: StoreError, writes: bool) -> StoreError {
+    let StoreError::Database(db) = error else {
+        return error;
+    };
+    match outage(&db) {
+        Some(Sent::Not) => StoreError::Unavailable {
+            reason: db.to_string(),
+            maybe_written: false,
+        },
+        Some(Sent::Perhaps) => StoreError::Unavailable {
+            reason: db.to_string(),
+            maybe_written: writes,
+        },
+        None => StoreError::Database(db),
+    }
+}
+
+/// Whether a failed statement can have reached the database and been committed.
+enum Sent {
+    /// It certainly was not committed (no connection, or the server cancelled it).
+    Not,
+    /// It may have been: the connection failed while it was in flight.
+    Perhaps,
+}
+
+/// `Some` when the error is an outage rather than a fault of the query or the data.
+fn outage(error: &sqlx::Error) -> Option<Sent> {
+    match error {
+        // No connection was had, so nothing was sent.
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => Some(Sent::Not),
+        // The connection broke; the statement may have been committed before it did.
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::WorkerCrashed => Some(Sent::Perhaps),
+        sqlx::Error::Database(db) => {
+            if let Some(pg) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                let code = pg.code();
+                match code {
+                    // query_canceled (statement_timeout), too_many_connections,
+                    // lock_not_available: the statement did not run to its commit.
+                    "57014" | "53300" | "55P03" => Some(Sent::Not),
+                    // admin/crash shutdown, cannot connect now, connection exceptions.
+                    _ if code.starts_with("57P") || code.starts_with("08") => Some(Sent::Perhaps),
+                    _ => None,
+                }
+            } else if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes: the
+                // database stayed locked past the busy timeout and nothing was written.
+                let code = db.code().and_then(|c| c.parse::<i64>().ok()).unwrap_or(0);
+                matches!(code & 0xff, 5 | 6).then_some(Sent::Not)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> EventStore for Deadline<S> {
+    async fn create_game(
+        &self,
+        game: &GameRecord,
+        seats: &[SeatCredential],
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError> {
+        self.run(true, self.inner.create_game(game, seats, events))
+            .await
+    }
+
+    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        self.run(false, self.inner.game(id)).await
+    }
+
+    async fn events(
+        &self,
+        id: Uuid,
+        after: u64,
+        limit: Option<u64>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.run(false, self.inner.events(id, after, limit)).await
+    }
+
+    async fn append(
+        &self,
+        id: Uuid,
+        events: &[StoredEvent],
+        idempotent: Option<&IdempotentMove>,
+    ) -> Result<(), StoreError> {
+        self.run(true, self.inner.append(id, events, idempotent))
+            .await
+    }
+
+    async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
+        self.run(false, self.inner.head(id)).await
+    }
+
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
+        self.run(false, self.inner.seat_for_token(token_hash)).await
+    }
+
+    async fn idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+    ) -> Result<Option<IdempotentMove>, StoreError> {
+        self.run(false, self.inner.idempotent_move(id, seat, key))
+            .await
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.run(false, self.inner.ping()).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_timeout_is_an_outage_that_wrote_nothing() {
+        let error = classify(StoreError::Database(sqlx::Error::PoolTimedOut), true);
+        assert!(matches!(
+            error,
+            StoreError::Unavailable {
+                maybe_written: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_broken_connection_during_a_write_may_have_written() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
+        let error = classify(StoreError::Database(sqlx::Error::Io(io)), true);
+        assert!(matches!(
+            error,
+            StoreError::Unavailable {
+                maybe_written: true,
+                ..
+            }
+        ));
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
+        let error = classify(StoreError::Database(sqlx::Error::Io(io)), false);
+        assert!(matches!(
+            error,
+            StoreError::Unavailable {
+                maybe_written: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn other_errors_stay_what_they_were() {
+        let error = classify(StoreError::Database(sqlx::Error::RowNotFound), true);
+        assert!(matches!(error, StoreError::Database(_)));
+        assert!(matches!(
+            classify(StoreError::Conflict, true),
+            StoreError::Conflict
+        ));
+    }
+
+    #[test]
+    fn the_call_deadline_covers_the_wait_for_a_connection_and_the_statement() {
+        let settings = DbSettings {
+            acquire_timeout: Duration::from_secs(2),
+            statement_timeout: Duration::from_secs(5),
+        };
+        assert_eq!(settings.call_timeout(), Duration::from_secs(7));
+    }
+}
