@@ -8,7 +8,8 @@
 //!
 //! It checks that:
 //! - deciding never panics, and a refused action leaves the table exactly as it was
-//!   (`Table::same_as` a clone taken before); a seat not to act is told "not your move";
+//!   (`Table::same_as` a clone taken before); a seat not to act (a seat beyond the table
+//!   included) is told "not your move";
 //! - an accepted action is one the seat was offered (`legal_actions`), decides the same events
 //!   through JSON and typed, and once applied keeps the game's invariants (every card accounted
 //!   for); the game then still has a seat to act, or has ended;
@@ -339,6 +340,11 @@ impl<G: Game> Fuzzer<'_, G> {
             let (kind, body) = self.body_for(table, seat);
             self.probe(table, state, seat, kind, body)?;
         }
+        // The server only ever passes a seat of the table, but `decide` promises "not your
+        // move" to every seat not to act, and a seat beyond the table is one.
+        let beyond = [players, players + 1, 8, 31, 32, 64, 255][self.pick(7)].max(players);
+        let (kind, body) = self.body_for(table, Seat(beyond.min(255) as u8));
+        self.probe(table, state, Seat(beyond.min(255) as u8), kind, body)?;
         Ok(())
     }
 
