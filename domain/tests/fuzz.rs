@@ -154,6 +154,10 @@ struct Stats {
     accepted_unoffered: u64,
     /// A few of the accepted bodies with extras, for the summary.
     extras_examples: Vec<String>,
+    /// Accepted moves whose events leave the table as it was (they only lengthen the log).
+    accepted_no_change: u64,
+    /// A few of those, for the summary.
+    no_change_examples: Vec<String>,
 }
 
 impl Stats {
@@ -168,6 +172,12 @@ impl Stats {
         self.unparseable += other.unparseable;
         self.accepted_with_extras += other.accepted_with_extras;
         self.accepted_unoffered += other.accepted_unoffered;
+        self.accepted_no_change += other.accepted_no_change;
+        for example in &other.no_change_examples {
+            if self.no_change_examples.len() < 3 {
+                self.no_change_examples.push(example.clone());
+            }
+        }
         for example in &other.extras_examples {
             if self.extras_examples.len() < 3 {
                 self.extras_examples.push(example.clone());
@@ -445,6 +455,15 @@ impl<G: Game> Fuzzer<'_, G> {
         // invariant and leaves a game that goes on or has ended.
         let mut after = table.clone_table();
         after.apply(decision);
+        if after.same_as(table) {
+            // Not a broken promise, but a move that only lengthens the log: counted, reported.
+            self.stats.accepted_no_change += 1;
+            if self.stats.no_change_examples.len() < 3 {
+                self.stats
+                    .no_change_examples
+                    .push(format!("{canonical} by {seat}"));
+            }
+        }
         let evolved = self.evolve_checked(state.clone(), &typed, &what)?;
         self.check_mirror(after.as_ref(), &evolved, &canonical)?;
         Ok(())
