@@ -273,13 +273,19 @@ pub struct Trick {
     pub laid: u8,
 }
 
+/// A seat's bit in a trick's seat sets; none for a seat beyond the bits, so that a seat that is
+/// not at the table is never taken for one that is (a plain shift overflows at seat 8).
+fn seat_bit(seat: Seat) -> u8 {
+    1u8.checked_shl(u32::from(seat.0)).unwrap_or(0)
+}
+
 impl Trick {
     fn must_lay(&self, seat: Seat) -> bool {
-        self.to_lay & !self.laid & (1 << seat.0) != 0
+        self.to_lay & !self.laid & seat_bit(seat) != 0
     }
 
     fn has_laid(&self, seat: Seat) -> bool {
-        self.laid & (1 << seat.0) != 0
+        self.laid & seat_bit(seat) != 0
     }
 
     fn all_laid(&self) -> bool {
@@ -408,7 +414,7 @@ impl<T: Theme> State<T> {
     fn start_trick(&mut self, heroine: u8, exposed_by: Seat, from_hand: bool) {
         let to_lay = Seat::all(self.players())
             .filter(|s| !self.hand(*s).is_empty())
-            .fold(0u8, |bits, s| bits | (1 << s.0));
+            .fold(0u8, |bits, s| bits | seat_bit(s));
         self.trick = Some(Trick {
             heroine,
             exposed_by,
@@ -723,7 +729,7 @@ impl<T: Theme> Game for Trio<T> {
                         state.hands[seat.index()].remove(card.index());
                         trick.lays[seat.index()].insert(card.index());
                     }
-                    trick.laid |= 1 << seat.0;
+                    trick.laid |= seat_bit(*seat);
                 }
             }
             // The lays are all face up from now on; the resolve that follows records them.

@@ -281,6 +281,18 @@ fn a_turned_up_heroine_is_exposed_and_every_player_lays() {
 }
 
 #[test]
+fn a_seat_beyond_the_table_may_not_lay_for_a_trick() {
+    // Found by the fuzz test: seat 8 and above overflowed the trick's seat bits (a panic in
+    // debug builds; in release seat 8 passed for seat 0 and its lay indexed past the table).
+    let state = table(0, &[&["jinx-1"], &["penny-1"], &["trio-01"]], &["wendy-1"]);
+    let (state, _) = turn_up(&state, 0);
+    for seat in [3, 7, 8, 9, 255] {
+        let error = refused(&state, seat, json!({"type": "lay", "cards": ["jinx-1"]}));
+        assert_eq!(error.kind(), RefusalKind::NotYourMove, "seat {seat}");
+    }
+}
+
+#[test]
 fn a_player_may_only_turn_up_in_her_turn_and_not_during_a_trick() {
     let state = table(0, &[&["jinx-1"], &["penny-1"]], &["wendy-1", "trio-02"]);
     let error = refused(&state, 1, json!({"type": "turn_up"}));
