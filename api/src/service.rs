@@ -136,8 +136,20 @@ const CACHED_TOKENS: usize = 100_000;
 const APPEND_ATTEMPTS: usize = 3;
 /// The rules version games are created under now; a game replays under its own.
 pub const RULES_VERSION: u32 = 1;
+/// How often a waiting long-poll or stream looks at the store for moves made through other
+/// instances (moves made through this one wake it at once).
+const OTHER_INSTANCES_POLL: Duration = Duration::from_secs(1);
 /// Longest long-poll.
 pub const MAX_WAIT_SECONDS: u64 = 60;
+
+/// Whether a cached table must first catch up with the end of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Freshness {
+    /// Ask the store where the log ends, and apply whatever another instance appended.
+    AtHead,
+    /// Use the table as cached (a move: a stale table shows itself by colliding or refusing).
+    Cached,
+}
 
 /// The service behind every handler.
 pub struct Parlour {
@@ -491,9 +503,10 @@ impl Parlour {
         id: Uuid,
         slot: &Slot,
         guard: &'a mut Option<Loaded>,
+        freshness: Freshness,
     ) -> Result<&'a mut Loaded> {
-        if guard.is_none() {
-            match self.load(id).await {
+        match guard.take() {
+            None => match self.load(id).await {
                 Ok(loaded) => {
                     slot.changes.send_replace(loaded.version);
                     *guard = Some(loaded);
@@ -503,16 +516,53 @@ impl Parlour {
                     self.forget(id);
                     return Err(error);
                 }
+            },
+            Some(mut loaded) => {
+                if freshness == Freshness::AtHead {
+                    // A table that fails to catch up is dropped (taken above), to be folded
+                    // afresh from the log next time.
+                    self.catch_up(id, slot, &mut loaded).await?;
+                }
+                *guard = Some(loaded);
             }
         }
         guard.as_mut().ok_or(ServiceError::GameNotFound(id))
+    }
+
+    /// Brings a cached table up to the end of the log, where another instance may have
+    /// appended since: one look at the store's recorded head, and the missing events only.
+    async fn catch_up(&self, id: Uuid, slot: &Slot, loaded: &mut Loaded) -> Result<()> {
+        let Some((head, _)) = self.store.head(id).await? else {
+            return Ok(());
+        };
+        if head <= loaded.version {
+            return Ok(());
+        }
+        for event in self.store.events(id, loaded.version, None).await? {
+            if event.seq != loaded.version + 1 {
+                return Err(corrupt(format!(
+                    "event {} follows event {}",
+                    event.seq, loaded.version
+                )));
+            }
+            loaded
+                .table
+                .apply_recorded(&recorded(&event))
+                .map_err(corrupt)?;
+            loaded.version = event.seq;
+            loaded.head_hash = event.hash;
+        }
+        slot.changes.send_replace(loaded.version);
+        Ok(())
     }
 
     /// Runs `f` on the game's in-memory table, loading it first if need be.
     async fn with_game<T>(&self, id: Uuid, f: impl FnOnce(&Loaded) -> T) -> Result<T> {
         let slot = self.slot(id);
         let mut guard = slot.game.lock().await;
-        let loaded = self.ensure_loaded(id, &slot, &mut guard).await?;
+        let loaded = self
+            .ensure_loaded(id, &slot, &mut guard, Freshness::AtHead)
+            .await?;
         Ok(f(loaded))
     }
 
@@ -540,15 +590,26 @@ impl Parlour {
         known: u64,
         wait: Duration,
     ) -> Result<Option<GameView>> {
-        let current = self.with_game(id, |loaded| loaded.version).await?;
-        if current == known {
-            let mut changes = self.slot(id).changes.subscribe();
-            let changed = tokio::time::timeout(wait, changes.wait_for(|v| *v != known)).await;
-            if !matches!(changed, Ok(Ok(_))) {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut changes = self.slot(id).changes.subscribe();
+        loop {
+            // Each look catches up with the log, so a move made through another instance is
+            // seen within one poll; one made through this one wakes the watch at once.
+            let current = self.with_game(id, |loaded| loaded.version).await?;
+            if current != known {
+                return self.view(id, caller).await.map(Some);
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
                 return Ok(None);
             }
+            let step = (deadline - now).min(OTHER_INSTANCES_POLL);
+            if let Ok(Err(_)) = tokio::time::timeout(step, changes.wait_for(|v| *v != known)).await
+            {
+                // The slot was evicted; watch the one that replaces it.
+                changes = self.slot(id).changes.subscribe();
+            }
         }
-        self.view(id, caller).await.map(Some)
     }
 
     /// Every view `caller` should see from now on: the current one, then one each time the game
@@ -600,9 +661,15 @@ impl Parlour {
             chain::canonical_json(&request.action).as_bytes(),
         ));
         let slot = self.slot(id);
+        // A move is decided from the cached table as it stands: if another instance moved the
+        // game since, the append collides, or the table refuses a move that is in fact legal
+        // now; only then is it worth asking the store where the log ends.
+        let mut freshness = Freshness::Cached;
         for _ in 0..APPEND_ATTEMPTS {
             let mut guard = slot.game.lock().await;
-            let loaded = self.ensure_loaded(id, &slot, &mut guard).await?;
+            let loaded = self
+                .ensure_loaded(id, &slot, &mut guard, freshness)
+                .await?;
             if let Some(key) = &request.idempotency_key {
                 if let Some(first) = self.store.idempotent_move(id, seat, key).await? {
                     if first.fingerprint != fingerprint {
@@ -615,6 +682,10 @@ impl Parlour {
                 }
             }
             if let Some(expected) = request.if_match {
+                if expected != loaded.version && freshness == Freshness::Cached {
+                    freshness = Freshness::AtHead;
+                    continue;
+                }
                 if expected != loaded.version {
                     return Err(ServiceError::Stale {
                         expected,
@@ -623,11 +694,20 @@ impl Parlour {
                 }
             }
             let first_seq = loaded.version + 1;
-            let decision = loaded.table.decide(
+            let decision = match loaded.table.decide(
                 Seat(seat),
                 &request.action,
                 &mut Chance::new(loaded.record.seed, first_seq),
-            )?;
+            ) {
+                Ok(decision) => decision,
+                // A body that is no move of this game is refused whatever the game's state.
+                Err(refused @ Refused::Malformed(_)) => return Err(refused.into()),
+                Err(_) if freshness == Freshness::Cached => {
+                    freshness = Freshness::AtHead;
+                    continue;
+                }
+                Err(refused) => return Err(refused.into()),
+            };
             // The log keeps the action as the game parsed it, not the body as sent.
             let events = chain_events(
                 &loaded.record,
@@ -660,10 +740,10 @@ impl Parlour {
                     return Ok(view);
                 }
                 Err(StoreError::Conflict) => {
-                    // Someone else wrote first: the log is the truth, so rebuild from it.
+                    // Someone else wrote first: the log is the truth, so catch up with it.
                     // The next attempt re-checks If-Match and the key against the new version.
-                    tracing::info!(game = %id, "append lost a race; rebuilding from the log");
-                    *guard = None;
+                    tracing::info!(game = %id, "append lost a race; catching up with the log");
+                    freshness = Freshness::AtHead;
                 }
                 Err(StoreError::Unavailable {
                     reason,

@@ -11,6 +11,7 @@ mod fixtures;
 mod googly;
 mod helpers;
 mod history_of_england;
+mod instances;
 mod outage;
 mod play;
 mod receipts;
