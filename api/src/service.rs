@@ -604,9 +604,12 @@ impl Parlour {
                 return Ok(None);
             }
             let step = (deadline - now).min(OTHER_INSTANCES_POLL);
-            if let Ok(Err(_)) = tokio::time::timeout(step, changes.wait_for(|v| *v != known)).await
-            {
-                // The slot was evicted; watch the one that replaces it.
+            let evicted = matches!(
+                tokio::time::timeout(step, changes.wait_for(|v| *v != known)).await,
+                Ok(Err(_))
+            );
+            if evicted {
+                // The slot was dropped from the cache; watch the one that replaces it.
                 changes = self.slot(id).changes.subscribe();
             }
         }
