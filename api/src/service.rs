@@ -670,9 +670,7 @@ impl Parlour {
         let mut freshness = Freshness::Cached;
         for _ in 0..APPEND_ATTEMPTS {
             let mut guard = slot.game.lock().await;
-            let loaded = self
-                .ensure_loaded(id, &slot, &mut guard, freshness)
-                .await?;
+            let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
             if let Some(key) = &request.idempotency_key {
                 if let Some(first) = self.store.idempotent_move(id, seat, key).await? {
                     if first.fingerprint != fingerprint {
