@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the load generator against one parlour binary, on Postgres and on SQLite, as in
+# docs/performance.md: bash tools/bench-loadgen.sh LABEL path/to/parlour
+# Needs a release build of the load generator (cargo build --release -p parlour --example
+# loadgen; LOADGEN overrides its path) and a Postgres on 127.0.0.1:5432 with trust auth.
+# Every run is bounded: 15 s of load per row, against 127.0.0.1 only.
+set -u
+label=$1
+bin=$2
+loadgen=${LOADGEN:-target/release/examples/loadgen}
+port=18090
+for backend in pg sqlite; do
+    if [ "$backend" = pg ]; then
+        psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS parlour_bench" >/dev/null
+        psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE parlour_bench" >/dev/null
+        url=postgres://postgres@127.0.0.1:5432/parlour_bench
+    else
+        dir=$(mktemp -d)
+        url=sqlite://$dir/parlour.db
+    fi
+    RUST_LOG=warn DATABASE_URL=$url PARLOUR_SIGNING_KEY_FILE=$(mktemp -u) \
+        "$bin" --addr 127.0.0.1:$port >/dev/null 2>&1 &
+    server=$!
+    sleep 3
+    for row in "girl 2 64" "british-birds 3 64" "googly 2 64"; do
+        [ "$backend" = sqlite ] && [ "$row" != "girl 2 64" ] && continue
+        echo "== $label $backend $row"
+        # shellcheck disable=SC2086  # the row is three words on purpose
+        "$loadgen" http://127.0.0.1:$port $row 15 2>&1 | tail -1
+    done
+    kill "$server"
+    wait "$server" 2>/dev/null
+done
