@@ -519,9 +519,20 @@ impl Parlour {
             },
             Some(mut loaded) => {
                 if freshness == Freshness::AtHead {
-                    // A table that fails to catch up is dropped (taken above), to be folded
-                    // afresh from the log next time.
-                    self.catch_up(id, slot, &mut loaded).await?;
+                    // While the store cannot be asked, the table stays as it was (it is right
+                    // as of its version); only one that fails part-way through catching up is
+                    // dropped, to be folded afresh from the log next time.
+                    let missing = match self.appended_since(id, loaded.version).await {
+                        Ok(missing) => missing,
+                        Err(error) => {
+                            *guard = Some(loaded);
+                            return Err(error);
+                        }
+                    };
+                    if !missing.is_empty() {
+                        catch_up(&mut loaded, missing)?;
+                        slot.changes.send_replace(loaded.version);
+                    }
                 }
                 *guard = Some(loaded);
             }
@@ -529,31 +540,13 @@ impl Parlour {
         guard.as_mut().ok_or(ServiceError::GameNotFound(id))
     }
 
-    /// Brings a cached table up to the end of the log, where another instance may have
-    /// appended since: one look at the store's recorded head, and the missing events only.
-    async fn catch_up(&self, id: Uuid, slot: &Slot, loaded: &mut Loaded) -> Result<()> {
-        let Some((head, _)) = self.store.head(id).await? else {
-            return Ok(());
-        };
-        if head <= loaded.version {
-            return Ok(());
+    /// The events another instance appended after `version`: one look at the store's recorded
+    /// head, and the missing events only when there are some.
+    async fn appended_since(&self, id: Uuid, version: u64) -> Result<Vec<StoredEvent>> {
+        match self.store.head(id).await? {
+            Some((head, _)) if head > version => Ok(self.store.events(id, version, None).await?),
+            _ => Ok(Vec::new()),
         }
-        for event in self.store.events(id, loaded.version, None).await? {
-            if event.seq != loaded.version + 1 {
-                return Err(corrupt(format!(
-                    "event {} follows event {}",
-                    event.seq, loaded.version
-                )));
-            }
-            loaded
-                .table
-                .apply_recorded(&recorded(&event))
-                .map_err(corrupt)?;
-            loaded.version = event.seq;
-            loaded.head_hash = event.hash;
-        }
-        slot.changes.send_replace(loaded.version);
-        Ok(())
     }
 
     /// Runs `f` on the game's in-memory table, loading it first if need be.
@@ -1041,6 +1034,25 @@ impl Parlour {
             head: head.map(|(version, hash)| LogHead { version, hash }),
         })
     }
+}
+
+/// Applies events appended elsewhere to a cached table, which must follow on from it.
+fn catch_up(loaded: &mut Loaded, missing: Vec<StoredEvent>) -> Result<()> {
+    for event in missing {
+        if event.seq != loaded.version + 1 {
+            return Err(corrupt(format!(
+                "event {} follows event {}",
+                event.seq, loaded.version
+            )));
+        }
+        loaded
+            .table
+            .apply_recorded(&recorded(&event))
+            .map_err(corrupt)?;
+        loaded.version = event.seq;
+        loaded.head_hash = event.hash;
+    }
+    Ok(())
 }
 
 /// Replays the log batch by batch; returns whether the replayed game is over and the first
