@@ -22,6 +22,7 @@
 //! those games keep verifying under it, and their hashes are shown only once they are over.
 
 use hmac::{Hmac, Mac};
+use parlour_domain::Seed;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -77,20 +78,16 @@ fn sha256_hex(parts: &[&[u8]]) -> String {
 
 /// The public commitment to a format-2 game's seed: it hides even a seed the creator chose
 /// from a list of obvious ones, because the salt is the server's and secret until the end.
-pub fn seed_commitment(seed: &[u8; 32], salt: &[u8; 32]) -> String {
-    sha256_hex(&[seed, salt])
-}
-
-/// The format-1 commitment: SHA-256 of the seed alone.
-pub fn legacy_seed_commitment(seed: &[u8; 32]) -> String {
-    sha256_hex(&[seed])
+/// (Format 1 committed to the seed alone: `Seed::commitment`.)
+pub fn seed_commitment(seed: &Seed, salt: &[u8; 32]) -> String {
+    sha256_hex(&[&seed.0, salt])
 }
 
 /// Whether the record's published commitment is the one its seed (and salt) give.
 pub fn commitment_holds(game: &GameRecord) -> bool {
     let expected = match (game.chain, &game.salt) {
-        (1, _) => legacy_seed_commitment(&game.seed.0),
-        (_, Some(salt)) => seed_commitment(&game.seed.0, salt),
+        (1, _) => game.seed.commitment(),
+        (_, Some(salt)) => seed_commitment(&game.seed, salt),
         (_, None) => return false,
     };
     expected == game.seed_commitment
@@ -255,7 +252,7 @@ mod tests {
             "11d36600345c1db3c3b15cea395fca1f418f1f57fe1cb15b0951feb21bc4d9fb"
         );
         assert_eq!(
-            seed_commitment(&[0u8; 32], &[0u8; 32]),
+            seed_commitment(&Seed([0u8; 32]), &[0u8; 32]),
             "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b"
         );
         assert_ne!(nonce(&[0u8; 32], 1), nonce(&[0u8; 32], 2));

@@ -137,8 +137,9 @@ pub fn description(problem: Problem) -> Option<&'static str> {
              seconds, or long-poll `GET /v1/games/{id}?wait=60` meanwhile.",
         ),
         Problem::LogFull => Some(
-            "A game's log may hold at most 100,000 events; the move would pass that, so it \
-             was refused and the game can go no further.",
+            "A game's log may hold at most as many events as the server allows (100,000 unless \
+             the operator set another limit; the problem's `limit` says which); the move would \
+             pass that, so it was refused and the game can go no further.",
         ),
         _ => None,
     }

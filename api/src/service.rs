@@ -339,7 +339,7 @@ impl Parlour {
             players: players.clone(),
             options,
             seed,
-            seed_commitment: chain::seed_commitment(&seed.0, &salt),
+            seed_commitment: chain::seed_commitment(&seed, &salt),
             created_at: store::now(),
             chain: chain::CURRENT_FORMAT,
             salt: Some(salt),
@@ -981,17 +981,14 @@ impl Parlour {
     /// A finished game as one file: its creation record, every event whole, the revealed seed
     /// and salt, and where the store recorded the log's end.
     pub async fn game_file(&self, id: Uuid) -> Result<GameFile> {
-        let finished = self.with_game(id, |l| l.table.outcome().is_some()).await?;
+        let (finished, record) = self
+            .with_game(id, |l| (l.table.outcome().is_some(), l.record.clone()))
+            .await?;
         if !finished {
             return Err(ServiceError::InProgress(
                 "the game is still being played: its file, with the seed, is published when it ends",
             ));
         }
-        let record = self
-            .store
-            .game(id)
-            .await?
-            .ok_or(ServiceError::GameNotFound(id))?;
         let events = self.store.events(id, 0, None).await?;
         let head = self.store.head(id).await?;
         // One receipt per batch, for the event that ends it: what a player was handed.

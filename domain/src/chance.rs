@@ -30,8 +30,9 @@ impl Seed {
         hex::encode(self.0)
     }
 
-    /// The public commitment to the seed, published when the game is created:
-    /// the SHA-256 of the 32 seed bytes, in hex.
+    /// The SHA-256 of the 32 seed bytes, in hex: the public commitment of games of chain
+    /// format 1. (Format 2 blinds it with the server's salt, so a chosen seed cannot be looked
+    /// up from it; see `docs/audit.md`.)
     pub fn commitment(&self) -> String {
         hex::encode(Sha256::digest(self.0))
     }

@@ -252,12 +252,6 @@ pub async fn state_at(
     query: web::Query<StateQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
-    if query.at > MAX_SEQ {
-        return Err(ApiError::new(
-            Problem::MalformedRequest,
-            format!("at must be between 0 and {MAX_SEQ}"),
-        ));
-    }
     let caller = service.authenticate(id, bearer.0.as_deref()).await?;
     Ok(view_response(service.state_at(id, caller, query.at).await?))
 }
