@@ -16,6 +16,7 @@ pub mod game;
 pub mod googly;
 pub mod history_of_england;
 pub mod playout;
+pub mod table_events;
 pub mod trio;
 
 pub use chance::{Chance, Seed, Shuffled};
