@@ -244,6 +244,7 @@ fn chain_events(
             sealed: None,
             prev_hash: prev.clone(),
             hash: String::new(),
+            version: 1,
         };
         chain::link(record, &mut stored).map_err(corrupt)?;
         prev = stored.hash.clone();
