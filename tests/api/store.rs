@@ -1,12 +1,20 @@
-//! The event store itself: append-only, and one writer wins each position.
+//! The event store itself: append-only, and one writer wins each position; a feed of every
+//! commit that followers read without missing one; an outbox written with the events; and
+//! one leader per name across instances.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 
 use chrono::Utc;
 use reqwest::StatusCode;
 use serde_json::json;
+use uuid::Uuid;
 
-use parlour::store::{StoreError, StoredEvent};
+use parlour::store::{self, Committed, EventStore, OutboxMessage, StoreError, StoredEvent};
 
-use crate::helpers::TestApp;
+use crate::helpers::{fresh_database, Backend, TestApp};
 use crate::on_both_backends;
 
 async fn the_event_log_refuses_updates_and_deletes(app: TestApp) {
@@ -52,6 +60,7 @@ async fn two_appends_at_the_same_position_leave_exactly_one(app: TestApp) {
         sealed: None,
         prev_hash: "x".into(),
         hash: tag.into(),
+        version: 1,
     };
     let (a, b) = (event("a"), event("b"));
     let (ra, rb) = tokio::join!(
@@ -71,7 +80,683 @@ async fn two_appends_at_the_same_position_leave_exactly_one(app: TestApp) {
     assert_eq!(audit["failures"][0]["seq"], json!(version + 1));
 }
 
+/// A note event at `seq` of a game's log (the store does not read what it holds).
+fn note(seq: u64, tag: &str) -> StoredEvent {
+    StoredEvent {
+        seq,
+        kind: "note".into(),
+        actor: None,
+        data: json!({"tag": tag}),
+        command: None,
+        at: store::now(),
+        sealed: None,
+        prev_hash: "x".into(),
+        hash: format!("{tag}-{seq}"),
+        version: 1,
+    }
+}
+
+/// A new game and the length of its log.
+async fn game_with_log(app: &TestApp) -> (Uuid, u64) {
+    let (id, _) = app.create_game("girl", 2, None, json!({})).await;
+    let id = Uuid::parse_str(&id).unwrap();
+    let version = app.store.head(id).await.unwrap().unwrap().0;
+    (id, version)
+}
+
+/// Follows the feed from `cursor` (moving it on) until `want` notes have come, or fails after
+/// a while, and returns the notes (the games' own opening events are passed over). Postgres
+/// holds the feed back behind any transaction still in flight on the server, other tests'
+/// included, so entries may come a little late.
+async fn follow(
+    store: &dyn EventStore,
+    cursor: &mut u64,
+    want: usize,
+    page: u64,
+) -> Vec<Committed> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut seen = Vec::new();
+    while seen.len() < want {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the follower saw {} of {want} commits: {seen:?}",
+            seen.len()
+        );
+        let page = store.committed_since(*cursor, page).await.unwrap();
+        match page.last() {
+            Some(last) => *cursor = last.position,
+            None => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+        seen.extend(page.into_iter().filter(|c| c.kind == "note"));
+    }
+    seen
+}
+
+async fn events_carry_their_version_and_feed_positions_increase(app: TestApp) {
+    let (a, va) = game_with_log(&app).await;
+    let (b, vb) = game_with_log(&app).await;
+    let start = app.store.latest_position().await.unwrap();
+    app.store
+        .append(a, &[note(va + 1, "a"), note(va + 2, "a")], None)
+        .await
+        .unwrap();
+    app.store
+        .append(b, &[note(vb + 1, "b")], None)
+        .await
+        .unwrap();
+    app.store
+        .append(a, &[note(va + 3, "a")], None)
+        .await
+        .unwrap();
+    let stored = app.store.events(a, va, None).await.unwrap();
+    assert!(stored.iter().all(|e| e.version == 1), "{stored:?}");
+
+    let mut cursor = start;
+    let seen = follow(app.store.as_ref(), &mut cursor, 4, 100).await;
+    let order: Vec<(Uuid, u64)> = seen.iter().map(|c| (c.game, c.seq)).collect();
+    assert_eq!(
+        order,
+        vec![(a, va + 1), (a, va + 2), (b, vb + 1), (a, va + 3)]
+    );
+    assert!(
+        seen.windows(2).all(|w| w[0].position < w[1].position),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|c| c.kind == "note"));
+    assert_eq!(app.store.latest_position().await.unwrap(), cursor);
+    assert!(app
+        .store
+        .committed_since(cursor, 100)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+async fn a_follower_sees_every_commit_of_concurrent_writers_exactly_once(app: TestApp) {
+    let mut games = Vec::new();
+    for _ in 0..4 {
+        games.push(game_with_log(&app).await);
+    }
+    let mut cursor = app.store.latest_position().await.unwrap();
+    let writers = games.iter().map(|&(id, version)| {
+        let store = app.store.clone();
+        tokio::spawn(async move {
+            let mut written = Vec::new();
+            for n in 0..5 {
+                let first = version + 1 + 2 * n;
+                store
+                    .append(id, &[note(first, "w"), note(first + 1, "w")], None)
+                    .await
+                    .unwrap();
+                written.extend([(id, first), (id, first + 1)]);
+            }
+            written
+        })
+    });
+    let writers: Vec<_> = writers.collect();
+    // The follower reads while they write, a few entries at a time.
+    let follower = {
+        let store = app.store.clone();
+        tokio::spawn(async move {
+            let seen = follow(store.as_ref(), &mut cursor, 40, 3).await;
+            (seen, cursor)
+        })
+    };
+    let mut written = BTreeSet::new();
+    for writer in writers {
+        written.extend(writer.await.unwrap());
+    }
+    let (seen, cursor) = follower.await.unwrap();
+    let got: Vec<(Uuid, u64)> = seen.iter().map(|c| (c.game, c.seq)).collect();
+    assert_eq!(got.len(), 40, "{got:?}");
+    assert_eq!(got.iter().copied().collect::<BTreeSet<_>>(), written);
+    let positions: HashSet<u64> = seen.iter().map(|c| c.position).collect();
+    assert_eq!(positions.len(), 40, "a position was given twice");
+    for (id, _) in &games {
+        let seqs: Vec<u64> = got.iter().filter(|c| c.0 == *id).map(|c| c.1).collect();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    }
+    assert!(app
+        .store
+        .committed_since(cursor, 100)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+async fn the_outbox_is_written_with_the_events_or_not_at_all(app: TestApp) {
+    let (id, version) = game_with_log(&app).await;
+    let message = |payload: &str| OutboxMessage {
+        topic: "test.atomic".into(),
+        payload: payload.into(),
+    };
+    app.store
+        .append_with_outbox(
+            id,
+            &[note(version + 1, "a")],
+            None,
+            &[message("1"), message("2")],
+        )
+        .await
+        .unwrap();
+    // A conflicting append, with a key and a message, writes none of them.
+    let key = parlour::store::IdempotentMove {
+        seat: 0,
+        key: "k".into(),
+        fingerprint: "f".into(),
+        version: version + 1,
+    };
+    let lost = app
+        .store
+        .append_with_outbox(
+            id,
+            &[note(version + 1, "b")],
+            Some(&key),
+            &[message("lost")],
+        )
+        .await;
+    assert!(matches!(lost, Err(StoreError::Conflict)), "{lost:?}");
+    assert_eq!(app.store.idempotent_move(id, 0, "k").await.unwrap(), None);
+    // The next append, with a key and a message, writes all of them.
+    let key = parlour::store::IdempotentMove {
+        version: version + 2,
+        ..key
+    };
+    app.store
+        .append_with_outbox(id, &[note(version + 2, "c")], Some(&key), &[message("3")])
+        .await
+        .unwrap();
+    assert_eq!(
+        app.store.idempotent_move(id, 0, "k").await.unwrap(),
+        Some(key)
+    );
+
+    let claimed = app
+        .store
+        .claim_outbox(Some("test."), 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let payloads: Vec<&str> = claimed.iter().map(|m| m.payload.as_str()).collect();
+    assert_eq!(payloads, ["1", "2", "3"]);
+    assert!(claimed
+        .iter()
+        .all(|m| m.game == id && m.attempts == 1 && m.last_error.is_none()));
+    assert!(claimed.iter().all(|m| m.topic == "test.atomic"));
+    // Other topics are not given to a claimer of these.
+    app.store
+        .append_with_outbox(
+            id,
+            &[note(version + 3, "d")],
+            None,
+            &[OutboxMessage {
+                topic: "other".into(),
+                payload: "x".into(),
+            }],
+        )
+        .await
+        .unwrap();
+    let none = app
+        .store
+        .claim_outbox(Some("test."), 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert!(none.is_empty(), "{none:?}");
+    let other = app
+        .store
+        .claim_outbox(None, 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(other.len(), 1);
+    assert_eq!(other[0].topic, "other");
+}
+
+async fn an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_done(app: TestApp) {
+    let (id, version) = game_with_log(&app).await;
+    let messages: Vec<OutboxMessage> = (0..12)
+        .map(|n| OutboxMessage {
+            topic: "test.claim".into(),
+            payload: n.to_string(),
+        })
+        .collect();
+    app.store
+        .append_with_outbox(id, &[note(version + 1, "a")], None, &messages)
+        .await
+        .unwrap();
+    let lease = Duration::from_secs(2);
+    // Four claimers at once, two at a time each, until nothing is due: each message once.
+    let claimers = (0..4).map(|_| {
+        let store = app.store.clone();
+        tokio::spawn(async move {
+            let mut got = Vec::new();
+            loop {
+                let batch = store.claim_outbox(Some("test."), 2, lease).await.unwrap();
+                if batch.is_empty() {
+                    return got;
+                }
+                got.extend(batch);
+            }
+        })
+    });
+    let claimers: Vec<_> = claimers.collect();
+    let mut claimed = Vec::new();
+    for claimer in claimers {
+        claimed.extend(claimer.await.unwrap());
+    }
+    let mut payloads: Vec<String> = claimed.iter().map(|m| m.payload.clone()).collect();
+    payloads.sort_by_key(|p| p.parse::<u32>().unwrap());
+    let expected: Vec<String> = (0..12).map(|n| n.to_string()).collect();
+    assert_eq!(payloads, expected, "each message is claimed exactly once");
+
+    // Finish some, fail one, and forget the rest (a worker that died).
+    let (done, rest) = claimed.split_at(6);
+    for m in done {
+        app.store.complete_outbox(m.id).await.unwrap();
+    }
+    let failed = &rest[0];
+    app.store
+        .retry_outbox(failed.id, "the hook answered 500", Utc::now())
+        .await
+        .unwrap();
+    let again = app
+        .store
+        .claim_outbox(Some("test."), 20, lease)
+        .await
+        .unwrap();
+    assert_eq!(
+        again.len(),
+        1,
+        "only the failed message is due at once: {again:?}"
+    );
+    assert_eq!(again[0].id, failed.id);
+    assert_eq!(again[0].attempts, 2);
+    assert_eq!(
+        again[0].last_error.as_deref(),
+        Some("the hook answered 500")
+    );
+    app.store.complete_outbox(again[0].id).await.unwrap();
+    // A retry due later waits until then.
+    let later = &rest[1];
+    app.store
+        .retry_outbox(
+            later.id,
+            "later",
+            Utc::now() + chrono::Duration::seconds(600),
+        )
+        .await
+        .unwrap();
+
+    tokio::time::sleep(lease + Duration::from_millis(300)).await;
+    let back = app
+        .store
+        .claim_outbox(Some("test."), 20, lease)
+        .await
+        .unwrap();
+    let mut back_ids: Vec<u64> = back.iter().map(|m| m.id).collect();
+    back_ids.sort();
+    let mut forgotten: Vec<u64> = rest[2..].iter().map(|m| m.id).collect();
+    forgotten.sort();
+    assert_eq!(
+        back_ids, forgotten,
+        "the forgotten messages come back after their lease"
+    );
+    assert!(back.iter().all(|m| m.attempts == 2));
+    for m in &back {
+        app.store.complete_outbox(m.id).await.unwrap();
+        // Completing twice is harmless.
+        app.store.complete_outbox(m.id).await.unwrap();
+    }
+    tokio::time::sleep(lease + Duration::from_millis(300)).await;
+    let none = app
+        .store
+        .claim_outbox(Some("test."), 20, lease)
+        .await
+        .unwrap();
+    assert!(
+        none.is_empty(),
+        "completed messages never come back: {none:?}"
+    );
+}
+
+async fn one_store_leads_a_name_and_another_takes_over_when_it_stops(app: TestApp) {
+    let other: Arc<dyn EventStore> = store::connect(&app.database_url).await.unwrap();
+    let mut first = app
+        .store
+        .lead("sweep")
+        .await
+        .unwrap()
+        .expect("nobody leads yet");
+    assert!(other.lead("sweep").await.unwrap().is_none());
+    assert!(app.store.lead("sweep").await.unwrap().is_none());
+    assert!(first.still_leading().await);
+    // Names are led independently.
+    let mut elsewhere = other
+        .lead("mail")
+        .await
+        .unwrap()
+        .expect("another name is free");
+    assert!(elsewhere.still_leading().await);
+
+    drop(first);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut second = loop {
+        if let Some(leader) = other.lead("sweep").await.unwrap() {
+            break leader;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "nobody took over");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(second.still_leading().await);
+    assert!(app.store.lead("sweep").await.unwrap().is_none());
+
+    // A leader whose hold is lost (its lease ran out, or its connection died) says so, and
+    // another takes over.
+    if app.database_url.starts_with("sqlite") {
+        let pool = sqlx::SqlitePool::connect(&app.database_url).await.unwrap();
+        sqlx::query(
+            "UPDATE leases SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE name = 'sweep'",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+    } else {
+        let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+        let ended: Vec<bool> = sqlx::query_scalar(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        assert_eq!(ended.len(), 2, "the two leaders' sessions hold their locks");
+    }
+    let mut third = loop {
+        if let Some(leader) = app.store.lead("sweep").await.unwrap() {
+            break leader;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "nobody took over");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(!second.still_leading().await, "a lost leadership says so");
+    assert!(!second.still_leading().await, "and goes on saying so");
+    assert!(third.still_leading().await);
+}
+
 on_both_backends!(
     the_event_log_refuses_updates_and_deletes,
-    two_appends_at_the_same_position_leave_exactly_one
+    two_appends_at_the_same_position_leave_exactly_one,
+    events_carry_their_version_and_feed_positions_increase,
+    a_follower_sees_every_commit_of_concurrent_writers_exactly_once,
+    the_outbox_is_written_with_the_events_or_not_at_all,
+    an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_done,
+    one_store_leads_a_name_and_another_takes_over_when_it_stops,
 );
+
+/// Writes a note straight into `events`, in a transaction the test holds open.
+async fn raw_note(tx: &mut sqlx::PgConnection, id: Uuid, seq: u64) {
+    sqlx::query(
+        "INSERT INTO events (game_id, seq, type, data, at, prev_hash, hash) VALUES ($1, $2, 'note', '{}', now(), 'x', 'y')",
+    )
+    .bind(id)
+    .bind(seq as i64)
+    .execute(tx)
+    .await
+    .unwrap();
+}
+
+/// Postgres numbers rows when they are written, not when they commit. A follower must neither
+/// read past a transaction still in flight and miss its rows, nor be given rows twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_follower_misses_no_commit_that_lands_out_of_order() {
+    use sqlx::Connection;
+    let app = crate::helpers::spawn_app(Backend::Postgres).await;
+    let (a, va) = game_with_log(&app).await;
+    let (b, vb) = game_with_log(&app).await;
+    let mut cursor = app.store.latest_position().await.unwrap();
+    let seen_now =
+        |page: &[Committed], id: Uuid| page.iter().any(|c| c.game == id && c.kind == "note");
+
+    // A writes first (the earlier position), B writes and commits while A is open.
+    let mut tx_a = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .unwrap();
+    let mut tx_b = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN").execute(&mut tx_a).await.unwrap();
+    raw_note(&mut tx_a, a, va + 1).await;
+    sqlx::query("BEGIN").execute(&mut tx_b).await.unwrap();
+    raw_note(&mut tx_b, b, vb + 1).await;
+    sqlx::query("COMMIT").execute(&mut tx_b).await.unwrap();
+    for _ in 0..5 {
+        let page = app.store.committed_since(cursor, 100).await.unwrap();
+        assert!(
+            !seen_now(&page, b),
+            "B is given while A, before it, is in flight"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    sqlx::query("COMMIT").execute(&mut tx_a).await.unwrap();
+    let seen = follow(app.store.as_ref(), &mut cursor, 2, 100).await;
+    let games: Vec<Uuid> = seen.iter().map(|c| c.game).collect();
+    assert_eq!(games, [a, b]);
+
+    // Now the other way round: A's transaction began first but writes after B, so B has the
+    // earlier position and A's row may be given first; B's must still come afterwards.
+    sqlx::query("BEGIN").execute(&mut tx_a).await.unwrap();
+    sqlx::query("SELECT pg_current_xact_id()")
+        .execute(&mut tx_a)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN").execute(&mut tx_b).await.unwrap();
+    raw_note(&mut tx_b, b, vb + 2).await;
+    raw_note(&mut tx_a, a, va + 2).await;
+    sqlx::query("COMMIT").execute(&mut tx_a).await.unwrap();
+    let early = app.store.committed_since(cursor, 100).await.unwrap();
+    assert!(!seen_now(&early, b));
+    if let Some(last) = early.last() {
+        cursor = last.position;
+    }
+    let early: Vec<Committed> = early.into_iter().filter(|c| c.kind == "note").collect();
+    sqlx::query("COMMIT").execute(&mut tx_b).await.unwrap();
+    let late = follow(app.store.as_ref(), &mut cursor, 2 - early.len(), 100).await;
+    let all: Vec<(Uuid, u64)> = early.iter().chain(&late).map(|c| (c.game, c.seq)).collect();
+    assert_eq!(all, [(a, va + 2), (b, vb + 2)]);
+
+    // An aborted transaction holds the feed back while it runs and leaves nothing.
+    sqlx::query("BEGIN").execute(&mut tx_a).await.unwrap();
+    raw_note(&mut tx_a, a, va + 3).await;
+    app.store
+        .append(b, &[note(vb + 3, "b")], None)
+        .await
+        .unwrap();
+    let held = app.store.committed_since(cursor, 100).await.unwrap();
+    assert!(!seen_now(&held, b), "{held:?}");
+    sqlx::query("ROLLBACK").execute(&mut tx_a).await.unwrap();
+    let after = follow(app.store.as_ref(), &mut cursor, 1, 100).await;
+    assert_eq!(
+        after.iter().map(|c| (c.game, c.seq)).collect::<Vec<_>>(),
+        [(b, vb + 3)]
+    );
+
+    // A cursor that is no entry is refused rather than waited on for ever.
+    let missing = app.store.committed_since(u64::MAX / 2, 10).await;
+    assert!(
+        matches!(missing, Err(StoreError::Corrupt(_))),
+        "{missing:?}"
+    );
+}
+
+/// A commit is announced to listeners on other connections, once committed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_every_append_is_announced_to_listeners() {
+    let app = crate::helpers::spawn_app(Backend::Postgres).await;
+    let (id, version) = game_with_log(&app).await;
+    let other = store::connect(&app.database_url).await.unwrap();
+    let mut listener = other.listen().await.unwrap().expect("Postgres listens");
+    app.store
+        .append(id, &[note(version + 1, "a"), note(version + 2, "a")], None)
+        .await
+        .unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(10), listener.recv())
+        .await
+        .expect("a notification in time")
+        .unwrap();
+    assert_eq!(heard.channel(), store::EVENTS_CHANNEL);
+    assert_eq!(heard.payload(), format!("{id}:{}", version + 2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_has_nothing_to_listen_to() {
+    let app = crate::helpers::spawn_app(Backend::Sqlite).await;
+    assert!(app.store.listen().await.unwrap().is_none());
+}
+
+/// Today's schema (migrations 0001 and 0002) with games in it.
+async fn database_of_today(
+    backend: Backend,
+) -> (
+    String,
+    Option<Arc<dyn std::any::Any + Send + Sync>>,
+    Vec<(Uuid, u64)>,
+) {
+    let (url, guard) = fresh_database(backend).await;
+    let folder = match backend {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["0001_event_store.sql", "0002_chain_format_2.sql"] {
+        let source =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../migrations/{folder}/{name}"));
+        std::fs::copy(source, dir.path().join(name)).unwrap();
+    }
+    let migrator = sqlx::migrate::Migrator::new(dir.path()).await.unwrap();
+    let games: Vec<(Uuid, u64)> = vec![(Uuid::new_v4(), 3), (Uuid::new_v4(), 2)];
+    let game_sql = "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version) \
+                    VALUES ($1, 'girl', '[{\"name\":\"A\"},{\"name\":\"B\"}]', '{}', $2, 'c', $3, 2, $2, 1)";
+    let event_sql = "INSERT INTO events (game_id, seq, type, actor, data, command, at, prev_hash, hash, sealed) \
+                     VALUES ($1, $2, 'note', NULL, '{}', NULL, $3, 'p', 'h', NULL)";
+    let head_sql = "INSERT INTO game_heads (game_id, version, head_hash) VALUES ($1, $2, 'h')";
+    let at = store::time_text(&store::now());
+    match backend {
+        Backend::Sqlite => {
+            let options: sqlx::sqlite::SqliteConnectOptions = url.parse().unwrap();
+            let pool = sqlx::SqlitePool::connect_with(options.create_if_missing(true))
+                .await
+                .unwrap();
+            migrator.run(&pool).await.unwrap();
+            for (id, length) in &games {
+                sqlx::query(game_sql)
+                    .bind(id.to_string())
+                    .bind(vec![7u8; 32])
+                    .bind(&at)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+                for seq in 1..=*length {
+                    sqlx::query(event_sql)
+                        .bind(id.to_string())
+                        .bind(seq as i64)
+                        .bind(&at)
+                        .execute(&pool)
+                        .await
+                        .unwrap();
+                }
+                sqlx::query(head_sql)
+                    .bind(id.to_string())
+                    .bind(*length as i64)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            pool.close().await;
+        }
+        Backend::Postgres => {
+            let pool = sqlx::PgPool::connect(&url).await.unwrap();
+            migrator.run(&pool).await.unwrap();
+            let at = store::now();
+            for (id, length) in &games {
+                sqlx::query(game_sql)
+                    .bind(id)
+                    .bind(vec![7u8; 32])
+                    .bind(at)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+                for seq in 1..=*length {
+                    sqlx::query(event_sql)
+                        .bind(id)
+                        .bind(seq as i64)
+                        .bind(at)
+                        .execute(&pool)
+                        .await
+                        .unwrap();
+                }
+                sqlx::query(head_sql)
+                    .bind(id)
+                    .bind(*length as i64)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            pool.close().await;
+        }
+    }
+    (url, guard, games)
+}
+
+async fn a_database_migrated_with_data_gives_old_rows_positions(backend: Backend) {
+    let (url, _guard, games) = database_of_today(backend).await;
+    let migrated = store::connect(&url)
+        .await
+        .expect("the store migrates today's schema with data in it");
+    let mut cursor = 0;
+    let old = follow(migrated.as_ref(), &mut cursor, 5, 2).await;
+    let mut got: Vec<(Uuid, u64)> = old.iter().map(|c| (c.game, c.seq)).collect();
+    got.sort();
+    let mut expected: Vec<(Uuid, u64)> = games
+        .iter()
+        .flat_map(|&(id, n)| (1..=n).map(move |s| (id, s)))
+        .collect();
+    expected.sort();
+    assert_eq!(got, expected);
+    let positions: HashSet<u64> = old.iter().map(|c| c.position).collect();
+    assert_eq!(
+        positions.len(),
+        5,
+        "every old row has a position of its own: {old:?}"
+    );
+    assert!(positions.iter().all(|&p| p > 0));
+    for (id, _) in &games {
+        let seqs: Vec<u64> = old
+            .iter()
+            .filter(|c| c.game == *id)
+            .map(|c| c.seq)
+            .collect();
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]),
+            "a game's rows keep their order: {seqs:?}"
+        );
+        let events = migrated.events(*id, 0, None).await.unwrap();
+        assert!(events.iter().all(|e| e.version == 1));
+    }
+    assert_eq!(migrated.latest_position().await.unwrap(), cursor);
+    // New appends follow the old rows in the feed.
+    let (id, length) = games[0];
+    migrated
+        .append(id, &[note(length + 1, "new")], None)
+        .await
+        .unwrap();
+    let new = follow(migrated.as_ref(), &mut cursor, 1, 10).await;
+    assert_eq!((new[0].game, new[0].seq), (id, length + 1));
+    assert!(!positions.contains(&new[0].position));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_database_migrated_with_data_gives_old_rows_positions() {
+    a_database_migrated_with_data_gives_old_rows_positions(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_database_migrated_with_data_gives_old_rows_positions() {
+    a_database_migrated_with_data_gives_old_rows_positions(Backend::Postgres).await;
+}

@@ -13,7 +13,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use uuid::Uuid;
 
-use super::{EventStore, GameRecord, IdempotentMove, SeatCredential, StoreError, StoredEvent};
+use chrono::{DateTime, Utc};
+
+use super::{
+    Committed, EventStore, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
+    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError,
+    StoredEvent,
+};
 
 /// How long the store waits for the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +51,8 @@ impl Default for DbSettings {
     }
 }
 
-/// An event store whose every call is bounded in time, with outages classified.
+/// An event store whose every call is bounded in time, with outages classified (and whose
+/// leaderships' checks are too).
 pub struct Deadline<S> {
     inner: S,
     limit: Duration,
@@ -138,7 +145,7 @@ fn outage(error: &sqlx::Error) -> Option<Sent> {
 }
 
 #[async_trait]
-impl<S: EventStore> EventStore for Deadline<S> {
+impl<S: EventStore> GameStore for Deadline<S> {
     async fn create_game(
         &self,
         game: &GameRecord,
@@ -153,6 +160,17 @@ impl<S: EventStore> EventStore for Deadline<S> {
         self.run(false, self.inner.game(id)).await
     }
 
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
+        self.run(false, self.inner.seat_for_token(token_hash)).await
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.run(false, self.inner.ping()).await
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> LogStore for Deadline<S> {
     async fn events(
         &self,
         id: Uuid,
@@ -162,22 +180,23 @@ impl<S: EventStore> EventStore for Deadline<S> {
         self.run(false, self.inner.events(id, after, limit)).await
     }
 
-    async fn append(
+    async fn append_with_outbox(
         &self,
         id: Uuid,
         events: &[StoredEvent],
         idempotent: Option<&IdempotentMove>,
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
-        self.run(true, self.inner.append(id, events, idempotent))
-            .await
+        self.run(
+            true,
+            self.inner
+                .append_with_outbox(id, events, idempotent, outbox),
+        )
+        .await
     }
 
     async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
         self.run(false, self.inner.head(id)).await
-    }
-
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
-        self.run(false, self.inner.seat_for_token(token_hash)).await
     }
 
     async fn idempotent_move(
@@ -189,9 +208,85 @@ impl<S: EventStore> EventStore for Deadline<S> {
         self.run(false, self.inner.idempotent_move(id, seat, key))
             .await
     }
+}
 
-    async fn ping(&self) -> Result<(), StoreError> {
-        self.run(false, self.inner.ping()).await
+#[async_trait]
+impl<S: EventStore> FeedStore for Deadline<S> {
+    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+        self.run(false, self.inner.committed_since(after, limit))
+            .await
+    }
+
+    async fn latest_position(&self) -> Result<u64, StoreError> {
+        self.run(false, self.inner.latest_position()).await
+    }
+
+    async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
+        self.run(false, self.inner.listen()).await
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> OutboxStore for Deadline<S> {
+    async fn claim_outbox(
+        &self,
+        topic_prefix: Option<&str>,
+        limit: u64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError> {
+        self.run(true, self.inner.claim_outbox(topic_prefix, limit, lease))
+            .await
+    }
+
+    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
+        self.run(true, self.inner.complete_outbox(id)).await
+    }
+
+    async fn retry_outbox(
+        &self,
+        id: u64,
+        error: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.run(true, self.inner.retry_outbox(id, error, at)).await
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> LeaderStore for Deadline<S> {
+    async fn lead(&self, name: &str) -> Result<Option<Box<dyn Leadership>>, StoreError> {
+        let leadership = self.run(true, self.inner.lead(name)).await?;
+        Ok(leadership.map(|inner| {
+            Box::new(BoundedLeadership {
+                inner: Some(inner),
+                limit: self.limit,
+            }) as Box<dyn Leadership>
+        }))
+    }
+}
+
+/// A leadership whose every check is bounded in time like the store's calls: a database that
+/// does not answer in time means the leadership is lost (and it is dropped, which releases it).
+struct BoundedLeadership {
+    inner: Option<Box<dyn Leadership>>,
+    limit: Duration,
+}
+
+#[async_trait]
+impl Leadership for BoundedLeadership {
+    async fn still_leading(&mut self) -> bool {
+        let Some(inner) = self.inner.as_mut() else {
+            return false;
+        };
+        match tokio::time::timeout(self.limit, inner.still_leading()).await {
+            Ok(true) => true,
+            Ok(false) | Err(_) => {
+                // A check abandoned half-way leaves its connection in an unknown state: let
+                // it go rather than ask it again.
+                self.inner = None;
+                false
+            }
+        }
     }
 }
 

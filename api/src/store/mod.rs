@@ -1,11 +1,19 @@
 //! The event store: one interface, two backends (Postgres in production, SQLite embedded).
 //!
 //! The store knows nothing of the rules. It keeps each game's creation record, its seats'
-//! token hashes, the append-only log, and the idempotency keys of moves.
+//! token hashes, the append-only log, and the idempotency keys of moves; and, for what
+//! follows a commit, a store-wide feed of committed events, an outbox, and leader election.
+//!
+//! The interface is split by concern (`GameStore`, `LogStore`, `FeedStore`, `OutboxStore`,
+//! `LeaderStore`); `EventStore` is all of them, so callers hold one `Arc<dyn EventStore>`.
+//! SQL the two backends share is written once in `rows.rs`, with the row decoding.
 
 mod deadline;
 mod postgres;
+mod rows;
 mod sqlite;
+
+use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -76,6 +84,50 @@ pub struct StoredEvent {
     pub prev_hash: String,
     /// The hash of this event, chained to `prev_hash`.
     pub hash: String,
+    /// The version of this event type's data shape: 1 for every shape so far. When a shape
+    /// changes, new events are written with the next version and the reader upcasts older ones.
+    pub version: u16,
+}
+
+/// One entry of the store-wide feed of committed events (see [`FeedStore`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Committed {
+    /// The event's place in the feed: unique across the store.
+    pub position: u64,
+    /// The game whose log it is in.
+    pub game: Uuid,
+    /// Its `seq` in that log.
+    pub seq: u64,
+    /// Its event type.
+    pub kind: String,
+}
+
+/// Work to do after a commit, written in the same transaction as the events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxMessage {
+    /// What kind of work it is (`webhook`, `webhook.move`, ...), matched by prefix when claimed.
+    pub topic: String,
+    /// What the worker needs to do it (text, usually JSON).
+    pub payload: String,
+}
+
+/// An outbox message claimed by a worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxItem {
+    /// The message's id, to complete or retry it.
+    pub id: u64,
+    /// The game whose append wrote it.
+    pub game: Uuid,
+    /// Its topic.
+    pub topic: String,
+    /// Its payload.
+    pub payload: String,
+    /// How many times it has been claimed, this time included.
+    pub attempts: u32,
+    /// When it was written.
+    pub created_at: DateTime<Utc>,
+    /// Why the last attempt failed, if one did.
+    pub last_error: Option<String>,
 }
 
 /// The first answer to a move sent with an `Idempotency-Key`.
@@ -114,9 +166,9 @@ pub enum StoreError {
     },
 }
 
-/// The event store interface both backends implement.
+/// A game's creation record, its seats and their credentials.
 #[async_trait]
-pub trait EventStore: Send + Sync {
+pub trait GameStore: Send + Sync {
     /// Records a new game, its seats and its opening events, all or nothing.
     async fn create_game(
         &self,
@@ -128,6 +180,16 @@ pub trait EventStore: Send + Sync {
     /// The game's creation record.
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
 
+    /// The game and seat a token hash belongs to.
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError>;
+
+    /// Whether the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+/// Each game's append-only log.
+#[async_trait]
+pub trait LogStore: Send + Sync {
     /// Events with `seq > after`, in order, at most `limit` of them (all when `None`).
     async fn events(
         &self,
@@ -137,21 +199,30 @@ pub trait EventStore: Send + Sync {
     ) -> Result<Vec<StoredEvent>, StoreError>;
 
     /// Appends a batch whose first event's `seq` is one past the version it was decided from,
-    /// with the move's idempotency key if it had one. Fails with `Conflict`, writing nothing,
-    /// if any of those positions (or that key) is taken.
+    /// with the move's idempotency key if it had one, and the outbox messages that must be
+    /// acted on once it is committed. Fails with `Conflict`, writing nothing (no event, no key,
+    /// no message), if any of those positions (or that key) is taken.
+    async fn append_with_outbox(
+        &self,
+        id: Uuid,
+        events: &[StoredEvent],
+        idempotent: Option<&IdempotentMove>,
+        outbox: &[OutboxMessage],
+    ) -> Result<(), StoreError>;
+
+    /// `append_with_outbox` with no outbox messages.
     async fn append(
         &self,
         id: Uuid,
         events: &[StoredEvent],
         idempotent: Option<&IdempotentMove>,
-    ) -> Result<(), StoreError>;
+    ) -> Result<(), StoreError> {
+        self.append_with_outbox(id, events, idempotent, &[]).await
+    }
 
     /// Where the store recorded the log's end (its length and last hash) when it last grew,
     /// so a log cut short is told from one that ended there.
     async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError>;
-
-    /// The game and seat a token hash belongs to.
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError>;
 
     /// The first answer recorded for this seat's idempotency key.
     async fn idempotent_move(
@@ -160,10 +231,90 @@ pub trait EventStore: Send + Sync {
         seat: u8,
         key: &str,
     ) -> Result<Option<IdempotentMove>, StoreError>;
-
-    /// Whether the database answers.
-    async fn ping(&self) -> Result<(), StoreError>;
 }
+
+/// Every committed event of every game, in one order, for followers (the post-commit bus).
+///
+/// A follower starts from `latest_position()` (or 0 for everything) and calls
+/// `committed_since(last)` with the `position` of the last entry it was given. It is never
+/// given an entry twice and never misses one, even when transactions commit in another order
+/// than they were numbered: on Postgres an entry is only given once no transaction that could
+/// still commit can come before it (see `postgres.rs`), so a commit may be seen a little late
+/// (behind a transaction still in flight anywhere on the server), never skipped. Positions
+/// usually increase along the feed, but on Postgres two transactions that commit out of
+/// order come in commit-safe order, so the last entry's position, not the largest, is the
+/// cursor.
+#[async_trait]
+pub trait FeedStore: Send + Sync {
+    /// At most `limit` committed events after the feed entry at `after` (0: from the start).
+    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError>;
+
+    /// A safe start for a new follower: the position of the last entry it may skip (0 when
+    /// there is none), so that `committed_since` from it gives every later commit.
+    async fn latest_position(&self) -> Result<u64, StoreError>;
+
+    /// Postgres only: a connection listening on [`EVENTS_CHANNEL`], where every commit that
+    /// moves a game's head is announced as `"<game uuid>:<version>"` (by a trigger on
+    /// `game_heads`, so only once committed), to wake followers on other instances. A wake-up
+    /// says "read the feed now"; a follower must still poll now and then, because a
+    /// notification is lost while the listener reconnects. `None` on SQLite, where every writer
+    /// is a process on this machine's file and polling is cheap.
+    async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError>;
+}
+
+/// Work that must not be lost: written with the events that call for it, done at least once.
+#[async_trait]
+pub trait OutboxStore: Send + Sync {
+    /// Claims at most `limit` due messages (whose topic starts with `topic_prefix`, if given),
+    /// oldest first, by moving each one's `available_at` to `lease` from now and counting an
+    /// attempt: nobody else is given them meanwhile, and a worker that dies with them gives
+    /// them back when the lease runs out. Finish each with `complete_outbox` or `retry_outbox`.
+    async fn claim_outbox(
+        &self,
+        topic_prefix: Option<&str>,
+        limit: u64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError>;
+
+    /// Marks a message done; it is never claimed again. Completing it twice is harmless.
+    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError>;
+
+    /// Records why a message failed and makes it due again at `at`.
+    async fn retry_outbox(&self, id: u64, error: &str, at: DateTime<Utc>)
+        -> Result<(), StoreError>;
+}
+
+/// Work that must be done once across every instance on one database (a clock sweep).
+#[async_trait]
+pub trait LeaderStore: Send + Sync {
+    /// Becomes the leader for `name` if nobody else is: `None` if another instance (or another
+    /// `Leadership` here) leads it. Leadership lasts while the value lives and
+    /// `still_leading` says so; dropping it lets another take over. Postgres holds a
+    /// session advisory lock on a connection of its own (released when it is dropped or the
+    /// connection dies); SQLite holds a row in `leases` that `still_leading` renews for
+    /// [`LEADER_LEASE`] and that expires if it stops.
+    async fn lead(&self, name: &str) -> Result<Option<Box<dyn Leadership>>, StoreError>;
+}
+
+/// Being the leader for a name (see [`LeaderStore::lead`]).
+#[async_trait]
+pub trait Leadership: Send {
+    /// Whether this is still the leader: checks the database (and on SQLite renews the lease).
+    /// Call it before each piece of leader's work and at least every [`LEADER_LEASE`] / 3.
+    /// Once it has said `false` it always does: drop the value and ask `lead` again.
+    async fn still_leading(&mut self) -> bool;
+}
+
+/// How long a SQLite leader's lease lasts after each `still_leading`.
+pub const LEADER_LEASE: Duration = Duration::from_secs(15);
+
+/// The Postgres channel a commit is announced on (see [`FeedStore::listen`]).
+pub const EVENTS_CHANNEL: &str = "parlour_events";
+
+/// The event store: every concern, so callers hold one `Arc<dyn EventStore>`.
+pub trait EventStore: GameStore + LogStore + FeedStore + OutboxStore + LeaderStore {}
+
+impl<T: GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + ?Sized> EventStore for T {}
 
 /// Connects to the store named by `url` (`postgres://…` or `sqlite://…`) with the default
 /// timeouts and applies the embedded migrations.

@@ -1,15 +1,36 @@
 //! The production backend.
+//!
+//! **The feed.** Every event row gets a `position` from a sequence and the id of the
+//! transaction that wrote it (`txid`, `pg_current_xact_id()`). Sequence numbers are drawn
+//! when a row is written but become visible when its transaction commits, so position 7 can
+//! be visible while position 6 is still in flight. Reading "positions above the last seen"
+//! would skip 6 for ever. Instead the feed is read below `pg_snapshot_xmin` (the oldest
+//! transaction still in flight: every row of an older transaction is final, committed or
+//! gone) and in order of `(txid, position)`; whatever commits later has a `txid` at or above
+//! that bound, so it sorts after everything already read. A follower's cursor is the last
+//! entry's position, which names its `(txid, position)`. The cost: a long transaction anywhere
+//! on the server holds the feed back (it is delayed, never lost).
+//!
+//! **Wake-ups.** A trigger on `game_heads` calls `pg_notify` on every append, delivered at
+//! commit ([`super::FeedStore::listen`]).
+//!
+//! **Leaders.** `pg_try_advisory_lock` on a connection taken out of the pool and held by the
+//! [`Leadership`]: the lock lives exactly as long as that session.
+
+use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use parlour_domain::{Player, Seed};
-use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
+use sha2::{Digest, Sha256};
+use sqlx::postgres::{PgConnection, PgListener, PgPool, PgPoolOptions};
 use sqlx::Row;
 use uuid::Uuid;
 
+use super::rows::{self, wide};
 use super::{
-    is_unique_violation, narrow, parse_json, salt_from, stored_json, EventStore, GameRecord,
-    IdempotentMove, SeatCredential, StoreError, StoredEvent,
+    is_unique_violation, stored_json, Committed, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    StoreError, StoredEvent, EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -39,8 +60,16 @@ impl PostgresStore {
         MIGRATOR.run(&pool).await.map_err(sqlx::Error::from)?;
         Ok(PostgresStore { pool })
     }
+
+    /// The pool, for what needs Postgres itself (the bus's `PgListener`, say).
+    pub fn pg_pool(&self) -> &PgPool {
+        &self.pool
+    }
 }
 
+type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
+
+/// A batch of events as one array per column, for `UNNEST`.
 struct Columns {
     seqs: Vec<i64>,
     kinds: Vec<String>,
@@ -51,11 +80,15 @@ struct Columns {
     sealed: Vec<Option<String>>,
     prev_hashes: Vec<String>,
     hashes: Vec<String>,
+    versions: Vec<i32>,
 }
 
-fn columns(events: &[StoredEvent]) -> Columns {
-    Columns {
-        seqs: events.iter().map(|e| e.seq as i64).collect(),
+fn columns(events: &[StoredEvent]) -> Result<Columns, StoreError> {
+    Ok(Columns {
+        seqs: events
+            .iter()
+            .map(|e| wide(e.seq, "seq"))
+            .collect::<Result<_, _>>()?,
         kinds: events.iter().map(|e| e.kind.clone()).collect(),
         actors: events.iter().map(|e| e.actor.map(i16::from)).collect(),
         data: events.iter().map(|e| stored_json(&e.data)).collect(),
@@ -67,25 +100,33 @@ fn columns(events: &[StoredEvent]) -> Columns {
         sealed: events.iter().map(|e| e.sealed.clone()).collect(),
         prev_hashes: events.iter().map(|e| e.prev_hash.clone()).collect(),
         hashes: events.iter().map(|e| e.hash.clone()).collect(),
-    }
+        versions: events.iter().map(|e| i32::from(e.version)).collect(),
+    })
 }
 
-const INSERT_EVENTS: &str = "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash) \
-     SELECT $1, * FROM UNNEST($2::int8[], $3::text[], $4::int2[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])";
+/// Writes a batch: `$1` the game, `$2`…`$11` the columns. `position` and `txid` are the
+/// columns' defaults (`nextval`, `pg_current_xact_id()`).
+const INSERT_EVENTS: &str = "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version) \
+     SELECT $1, * FROM UNNEST($2::int8[], $3::text[], $4::int2[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::int4[])";
 
-/// Moves the recorded head to the batch's last event ($11, $12), in the same statement. A
-/// writer that lost the race to the same position leaves the head alone (and fails on the
-/// events' key), rather than tripping the head's only-forward trigger.
-const ADVANCE_HEAD: &str = "INSERT INTO game_heads (game_id, version, head_hash) VALUES ($1, $11, $12) \
+/// Moves the recorded head to the batch's last event (`$12`, `$13`), in the same statement.
+const ADVANCE_HEAD: &str = "INSERT INTO game_heads (game_id, version, head_hash) VALUES ($1, $12, $13) \
      ON CONFLICT (game_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash \
      WHERE game_heads.version < EXCLUDED.version";
 
-fn bind_events<'q>(
-    query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
+/// Binds a batch (`$1`…`$13`): the events and the head it leaves the log at.
+fn bind_batch<'q>(
+    query: PgQuery<'q>,
     id: Uuid,
-    c: Columns,
-) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
-    query
+    events: &[StoredEvent],
+) -> Result<PgQuery<'q>, StoreError> {
+    let last = events
+        .last()
+        .ok_or_else(|| StoreError::Corrupt("an empty batch".into()))?;
+    let version = wide(last.seq, "seq")?;
+    let hash = last.hash.clone();
+    let c = columns(events)?;
+    Ok(query
         .bind(id)
         .bind(c.seqs)
         .bind(c.kinds)
@@ -96,41 +137,40 @@ fn bind_events<'q>(
         .bind(c.sealed)
         .bind(c.prev_hashes)
         .bind(c.hashes)
-}
-
-/// Binds a batch and the head it leaves the log at.
-fn bind_batch<'q>(
-    query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
-    id: Uuid,
-    events: &[StoredEvent],
-) -> Result<sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>, StoreError> {
-    let last = events
-        .last()
-        .ok_or_else(|| StoreError::Corrupt("an empty batch".into()))?;
-    let version = i64::try_from(last.seq)
-        .map_err(|_| StoreError::Corrupt(format!("seq {} is out of range", last.seq)))?;
-    let hash = last.hash.clone();
-    Ok(bind_events(query, id, columns(events))
+        .bind(c.versions)
         .bind(version)
         .bind(hash))
 }
 
-fn event_from_row(row: &PgRow) -> Result<StoredEvent, StoreError> {
-    let seq: i64 = row.try_get("seq")?;
-    let actor: Option<i16> = row.try_get("actor")?;
-    let data: String = row.try_get("data")?;
-    let command: Option<String> = row.try_get("command")?;
-    Ok(StoredEvent {
-        seq: narrow(seq, "seq")?,
-        kind: row.try_get("type")?,
-        actor: actor.map(|a| narrow(i64::from(a), "actor")).transpose()?,
-        data: parse_json(&data)?,
-        command: command.as_deref().map(parse_json).transpose()?,
-        at: row.try_get("at")?,
-        sealed: row.try_get("sealed")?,
-        prev_hash: row.try_get("prev_hash")?,
-        hash: row.try_get("hash")?,
-    })
+/// The one statement of an append: events, head, and (when given) the idempotency key and
+/// the outbox messages, each a data-modifying `WITH` that runs whether read or not, so they
+/// land together or not at all.
+fn append_sql(key: bool, outbox: bool) -> String {
+    let mut parts = vec![format!("appended AS ({INSERT_EVENTS} RETURNING seq)")];
+    let mut next = 14;
+    let mut last = ADVANCE_HEAD.to_string();
+    if key {
+        parts.push(format!("head AS ({last})"));
+        last = format!(
+            "INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) \
+             VALUES ($1, ${}, ${}, ${}, ${}, now())",
+            next,
+            next + 1,
+            next + 2,
+            next + 3
+        );
+        next += 4;
+    }
+    if outbox {
+        parts.push(format!("keyed AS ({last})"));
+        last = format!(
+            "INSERT INTO outbox (game_id, topic, payload, created_at, available_at) \
+             SELECT $1, topic, payload, now(), now() FROM UNNEST(${}::text[], ${}::text[]) AS m (topic, payload)",
+            next,
+            next + 1
+        );
+    }
+    format!("WITH {} {last}", parts.join(", "))
 }
 
 fn conflict_or(error: sqlx::Error) -> StoreError {
@@ -142,7 +182,7 @@ fn conflict_or(error: sqlx::Error) -> StoreError {
 }
 
 #[async_trait]
-impl EventStore for PostgresStore {
+impl GameStore for PostgresStore {
     async fn create_game(
         &self,
         game: &GameRecord,
@@ -151,24 +191,23 @@ impl EventStore for PostgresStore {
     ) -> Result<(), StoreError> {
         let players =
             serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let rules_version = i32::try_from(game.rules_version)
+            .map_err(|_| StoreError::Corrupt("rules version out of range".into()))?;
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-        )
-        .bind(game.id)
-        .bind(&game.game)
-        .bind(stored_json(&players))
-        .bind(stored_json(&game.options))
-        .bind(game.seed.0.as_slice())
-        .bind(&game.seed_commitment)
-        .bind(game.created_at)
-        .bind(i16::from(game.chain))
-        .bind(game.salt.as_ref().map(|s| s.as_slice()))
-        .bind(i32::try_from(game.rules_version).map_err(|_| StoreError::Corrupt("rules version out of range".into()))?)
-        .execute(&mut *tx)
-        .await
-        .map_err(conflict_or)?;
+        sqlx::query(rows::INSERT_GAME)
+            .bind(game.id)
+            .bind(&game.game)
+            .bind(stored_json(&players))
+            .bind(stored_json(&game.options))
+            .bind(game.seed.0.as_slice())
+            .bind(&game.seed_commitment)
+            .bind(game.created_at)
+            .bind(i16::from(game.chain))
+            .bind(game.salt.as_ref().map(|s| s.as_slice()))
+            .bind(rules_version)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
         sqlx::query(
             "INSERT INTO seats (game_id, seat, name, token_hash) SELECT $1, * FROM UNNEST($2::int2[], $3::text[], $4::text[])",
         )
@@ -179,7 +218,7 @@ impl EventStore for PostgresStore {
         .execute(&mut *tx)
         .await
         .map_err(conflict_or)?;
-        let sql = format!("WITH appended AS ({INSERT_EVENTS} RETURNING seq) {ADVANCE_HEAD}");
+        let sql = append_sql(false, false);
         bind_batch(sqlx::query(&sql), game.id, events)?
             .execute(&mut *tx)
             .await
@@ -189,120 +228,80 @@ impl EventStore for PostgresStore {
     }
 
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version FROM games WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(row) = row else { return Ok(None) };
-        let players: String = row.try_get("players")?;
-        let players: Vec<Player> =
-            serde_json::from_str(&players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let options: String = row.try_get("options")?;
-        let chain: i16 = row.try_get("chain")?;
-        let rules_version: i32 = row.try_get("rules_version")?;
-        let seed: Vec<u8> = row.try_get("seed")?;
-        let seed: [u8; 32] = seed
-            .try_into()
-            .map_err(|_| StoreError::Corrupt("seed is not 32 bytes".into()))?;
-        Ok(Some(GameRecord {
-            id: row.try_get("id")?,
-            game: row.try_get("game")?,
-            players,
-            options: parse_json(&options)?,
-            seed: Seed(seed),
-            seed_commitment: row.try_get("seed_commitment")?,
-            created_at: row.try_get("created_at")?,
-            chain: narrow(i64::from(chain), "chain format")?,
-            salt: salt_from(row.try_get("salt")?)?,
-            rules_version: narrow(i64::from(rules_version), "rules version")?,
-        }))
+        let row = sqlx::query(rows::GAME)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rows::game_from_row).transpose()
     }
 
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
+        let row = sqlx::query(rows::SEAT_FOR_TOKEN)
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rows::seat_from_row).transpose()
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl LogStore for PostgresStore {
     async fn events(
         &self,
         id: Uuid,
         after: u64,
         limit: Option<u64>,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT seq, type, actor, data, command, at, sealed, prev_hash, hash FROM events \
-             WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-        )
-        .bind(id)
-        .bind(i64::try_from(after).unwrap_or(i64::MAX))
-        .bind(limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX)))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(event_from_row).collect()
+        let rows = sqlx::query(rows::EVENTS)
+            .bind(id)
+            .bind(rows::limit(Some(after)))
+            .bind(rows::limit(limit))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(rows::event_from_row).collect()
     }
 
-    async fn append(
+    async fn append_with_outbox(
         &self,
         id: Uuid,
         events: &[StoredEvent],
         idempotent: Option<&IdempotentMove>,
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
-        // One statement: the events, the head and the key land together or not at all.
-        let result = match idempotent {
-            None => {
-                let sql =
-                    format!("WITH appended AS ({INSERT_EVENTS} RETURNING seq) {ADVANCE_HEAD}");
-                bind_batch(sqlx::query(&sql), id, events)?
-                    .execute(&self.pool)
-                    .await
-            }
-            Some(key) => {
-                let sql = format!(
-                    "WITH appended AS ({INSERT_EVENTS} RETURNING seq), head AS ({ADVANCE_HEAD}) \
-                     INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) \
-                     VALUES ($1, $13, $14, $15, $16, now())"
-                );
-                bind_batch(sqlx::query(&sql), id, events)?
-                    .bind(i16::from(key.seat))
-                    .bind(&key.key)
-                    .bind(&key.fingerprint)
-                    .bind(i64::try_from(key.version).unwrap_or(i64::MAX))
-                    .execute(&self.pool)
-                    .await
-            }
-        };
-        result.map(|_| ()).map_err(conflict_or)
+        // One statement: the events, the head, the key and the messages land together or not
+        // at all, in one round trip.
+        let sql = append_sql(idempotent.is_some(), !outbox.is_empty());
+        let mut query = bind_batch(sqlx::query(&sql), id, events)?;
+        if let Some(key) = idempotent {
+            query = query
+                .bind(i16::from(key.seat))
+                .bind(&key.key)
+                .bind(&key.fingerprint)
+                .bind(wide(key.version, "version")?);
+        }
+        if !outbox.is_empty() {
+            query = query
+                .bind(outbox.iter().map(|m| m.topic.clone()).collect::<Vec<_>>())
+                .bind(outbox.iter().map(|m| m.payload.clone()).collect::<Vec<_>>());
+        }
+        query
+            .execute(&self.pool)
+            .await
+            .map(|_| ())
+            .map_err(conflict_or)
     }
 
     async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
-        let row = sqlx::query("SELECT version, head_hash FROM game_heads WHERE game_id = $1")
+        let row = sqlx::query(rows::HEAD)
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        match row {
-            None => Ok(None),
-            Some(row) => {
-                let version: i64 = row.try_get("version")?;
-                Ok(Some((
-                    narrow(version, "head version")?,
-                    row.try_get("head_hash")?,
-                )))
-            }
-        }
-    }
-
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
-        let row = sqlx::query("SELECT game_id, seat FROM seats WHERE token_hash = $1")
-            .bind(token_hash)
-            .fetch_optional(&self.pool)
-            .await?;
-        match row {
-            None => Ok(None),
-            Some(row) => {
-                let seat: i16 = row.try_get("seat")?;
-                Ok(Some((
-                    row.try_get("game_id")?,
-                    narrow(i64::from(seat), "seat")?,
-                )))
-            }
-        }
+        row.as_ref().map(rows::head_from_row).transpose()
     }
 
     async fn idempotent_move(
@@ -311,30 +310,184 @@ impl EventStore for PostgresStore {
         seat: u8,
         key: &str,
     ) -> Result<Option<IdempotentMove>, StoreError> {
-        let row = sqlx::query(
-            "SELECT fingerprint, version FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3",
-        )
-        .bind(id)
-        .bind(i16::from(seat))
-        .bind(key)
+        let row = sqlx::query(rows::IDEMPOTENT_MOVE)
+            .bind(id)
+            .bind(i16::from(seat))
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref()
+            .map(|row| rows::idempotent_from_row(row, seat, key))
+            .transpose()
+    }
+}
+
+/// Rows every transaction that could still commit will sort after (see the module's doc).
+const FINAL: &str = "txid < pg_snapshot_xmin(pg_current_snapshot())";
+
+#[async_trait]
+impl FeedStore for PostgresStore {
+    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+        let limit = rows::limit(Some(limit));
+        let rows = if after == 0 {
+            sqlx::query(&format!(
+                "SELECT position, game_id, seq, type FROM events WHERE {FINAL} \
+                 ORDER BY txid, position LIMIT $1"
+            ))
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?
+        } else {
+            let after = wide(after, "position")?;
+            let rows = sqlx::query(&format!(
+                "SELECT position, game_id, seq, type FROM events WHERE {FINAL} \
+                 AND (txid, position) > (SELECT c.txid, c.position FROM events c WHERE c.position = $1) \
+                 ORDER BY txid, position LIMIT $2"
+            ))
+            .bind(after)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            if rows.is_empty() {
+                // A cursor that names no entry would wait for ever: say so instead.
+                let known = sqlx::query("SELECT 1 FROM events WHERE position = $1")
+                    .bind(after)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                if known.is_none() {
+                    return Err(StoreError::Corrupt(format!(
+                        "position {after} is not an entry of the feed"
+                    )));
+                }
+            }
+            rows
+        };
+        rows.iter().map(rows::committed_from_row).collect()
+    }
+
+    async fn latest_position(&self) -> Result<u64, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT position FROM events WHERE {FINAL} ORDER BY txid DESC, position DESC LIMIT 1"
+        ))
         .fetch_optional(&self.pool)
         .await?;
         match row {
-            None => Ok(None),
-            Some(row) => {
-                let version: i64 = row.try_get("version")?;
-                Ok(Some(IdempotentMove {
-                    seat,
-                    key: key.to_string(),
-                    fingerprint: row.try_get("fingerprint")?,
-                    version: narrow(version, "version")?,
-                }))
-            }
+            None => Ok(0),
+            Some(row) => super::narrow(row.try_get::<i64, _>("position")?, "position"),
         }
     }
 
-    async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+    async fn listen(&self) -> Result<Option<PgListener>, StoreError> {
+        let mut listener = PgListener::connect_with(&self.pool).await?;
+        listener.listen(EVENTS_CHANNEL).await?;
+        Ok(Some(listener))
+    }
+}
+
+#[async_trait]
+impl OutboxStore for PostgresStore {
+    async fn claim_outbox(
+        &self,
+        topic_prefix: Option<&str>,
+        limit: u64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError> {
+        // The database's clock, so instances whose clocks disagree still agree on leases;
+        // SKIP LOCKED, so concurrent claimers take different messages instead of waiting.
+        let sql = format!(
+            "UPDATE outbox SET available_at = now() + make_interval(secs => $3), attempts = attempts + 1 \
+             WHERE id IN (SELECT id FROM outbox WHERE {} AND available_at <= now() \
+                          ORDER BY available_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) {}",
+            rows::OUTBOX_DUE_TOPIC,
+            rows::OUTBOX_RETURNING
+        );
+        let rows = sqlx::query(&sql)
+            .bind(topic_prefix)
+            .bind(rows::limit(Some(limit)))
+            .bind(lease.as_secs_f64())
+            .fetch_all(&self.pool)
+            .await?;
+        let mut items = rows
+            .iter()
+            .map(rows::outbox_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        items.sort_by_key(|item| item.id);
+        Ok(items)
+    }
+
+    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
+        sqlx::query(rows::COMPLETE_OUTBOX)
+            .bind(wide(id, "outbox id")?)
+            .bind(super::now())
+            .execute(&self.pool)
+            .await?;
         Ok(())
+    }
+
+    async fn retry_outbox(
+        &self,
+        id: u64,
+        error: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(rows::RETRY_OUTBOX)
+            .bind(wide(id, "outbox id")?)
+            .bind(at)
+            .bind(error)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+/// The advisory lock key for a leader's name: the first 8 bytes of its SHA-256, so every
+/// instance (and every Postgres version) agrees on it.
+fn lock_key(name: &str) -> i64 {
+    let digest = Sha256::digest(format!("parlour leader {name}").as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&digest[..8]);
+    i64::from_be_bytes(bytes)
+}
+
+#[async_trait]
+impl LeaderStore for PostgresStore {
+    async fn lead(&self, name: &str) -> Result<Option<Box<dyn Leadership>>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+            .bind(lock_key(name))
+            .fetch_one(&mut *conn)
+            .await?;
+        if !locked {
+            return Ok(None);
+        }
+        // Out of the pool: the lock belongs to this session, which must live exactly as long
+        // as the leadership (and never serve other queries that could release it).
+        Ok(Some(Box::new(PgLeadership {
+            conn: Some(conn.detach()),
+        })))
+    }
+}
+
+/// A session holding a leader's advisory lock. Dropping it closes the session, which
+/// releases the lock; so does the connection dying.
+struct PgLeadership {
+    conn: Option<PgConnection>,
+}
+
+#[async_trait]
+impl Leadership for PgLeadership {
+    async fn still_leading(&mut self) -> bool {
+        let Some(conn) = self.conn.as_mut() else {
+            return false;
+        };
+        // The lock lives with the session: if the session answers, it is still held.
+        match sqlx::query("SELECT 1").execute(&mut *conn).await {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(%error, "lost the leader's connection");
+                self.conn = None;
+                false
+            }
+        }
     }
 }

@@ -1,22 +1,37 @@
 //! The embedded backend, so `parlour` runs on a fresh machine with no database server.
+//!
+//! **The feed.** SQLite has one writer at a time. Every write transaction here begins with
+//! `BEGIN IMMEDIATE`, taking the write lock first, and numbers its events from the largest
+//! position already stored; so positions are handed out in commit order, and a follower can
+//! simply read above the last position it saw.
+//!
+//! **Leaders.** A row in `leases` (name, holder, expiry): taken if free or expired, renewed by
+//! every `still_leading` for [`LEADER_LEASE`], deleted when the leadership is dropped. A leader
+//! that dies without dropping it is replaced once the lease runs out.
 
 use std::str::FromStr;
+use std::time::Duration;
 
 use async_trait::async_trait;
-use parlour_domain::{Player, Seed};
+use chrono::{DateTime, Utc};
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
-    SqliteSynchronous,
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::{QueryBuilder, Sqlite};
 use uuid::Uuid;
 
+use super::rows::{self, wide};
 use super::{
-    is_unique_violation, narrow, parse_json, parse_time, salt_from, stored_json, time_text,
-    EventStore, GameRecord, IdempotentMove, SeatCredential, StoreError, StoredEvent,
+    is_unique_violation, stored_json, time_text, Committed, FeedStore, GameRecord, GameStore,
+    IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
+    SeatCredential, StoreError, StoredEvent, LEADER_LEASE,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
+
+/// Takes the write lock at once, so that what the transaction reads (the last position) is
+/// still the last when it writes, and it never fails to upgrade a read lock.
+const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
 /// SQLite in WAL mode with full sync: an acknowledged move survives a crash.
 pub struct SqliteStore {
@@ -49,26 +64,9 @@ impl SqliteStore {
     }
 }
 
-fn push_events(builder: &mut QueryBuilder<'_, Sqlite>, id: Uuid, events: &[StoredEvent]) {
-    builder.push(
-        "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash) ",
-    );
-    builder.push_values(events, |mut row, e| {
-        row.push_bind(id.to_string())
-            .push_bind(e.seq as i64)
-            .push_bind(e.kind.clone())
-            .push_bind(e.actor.map(i64::from))
-            .push_bind(stored_json(&e.data))
-            .push_bind(e.command.as_ref().map(stored_json))
-            .push_bind(time_text(&e.at))
-            .push_bind(e.sealed.clone())
-            .push_bind(e.prev_hash.clone())
-            .push_bind(e.hash.clone());
-    });
-}
-
-/// Moves the recorded head to the batch's last event, in the batch's transaction.
-async fn advance_head(
+/// Writes a batch numbered from just past the largest position stored, and moves the recorded
+/// head to its last event. Must run in a `BEGIN_WRITE` transaction.
+async fn write_batch(
     tx: &mut sqlx::SqliteConnection,
     id: Uuid,
     events: &[StoredEvent],
@@ -76,37 +74,47 @@ async fn advance_head(
     let last = events
         .last()
         .ok_or_else(|| StoreError::Corrupt("an empty batch".into()))?;
-    sqlx::query(
-        "INSERT INTO game_heads (game_id, version, head_hash) VALUES (?, ?, ?) \
-         ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, head_hash = excluded.head_hash \
-         WHERE game_heads.version < excluded.version",
-    )
-    .bind(id.to_string())
-    .bind(i64::try_from(last.seq).unwrap_or(i64::MAX))
-    .bind(&last.hash)
-    .execute(&mut *tx)
-    .await
-    .map_err(conflict_or)?;
+    let stored: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(position), 0) FROM events")
+        .fetch_one(&mut *tx)
+        .await?;
+    let mut rows = Vec::with_capacity(events.len());
+    let mut position = stored;
+    for event in events {
+        position = position
+            .checked_add(1)
+            .ok_or_else(|| StoreError::Corrupt("the feed's positions are used up".into()))?;
+        rows.push((position, event, wide(event.seq, "seq")?));
+    }
+    let mut builder = QueryBuilder::<Sqlite>::new(
+        "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version, position) ",
+    );
+    builder.push_values(rows, |mut row, (position, e, seq)| {
+        row.push_bind(id.to_string())
+            .push_bind(seq)
+            .push_bind(e.kind.clone())
+            .push_bind(e.actor.map(i64::from))
+            .push_bind(stored_json(&e.data))
+            .push_bind(e.command.as_ref().map(stored_json))
+            .push_bind(time_text(&e.at))
+            .push_bind(e.sealed.clone())
+            .push_bind(e.prev_hash.clone())
+            .push_bind(e.hash.clone())
+            .push_bind(i64::from(e.version))
+            .push_bind(position);
+    });
+    builder
+        .build()
+        .execute(&mut *tx)
+        .await
+        .map_err(conflict_or)?;
+    sqlx::query(rows::ADVANCE_HEAD)
+        .bind(id.to_string())
+        .bind(wide(last.seq, "seq")?)
+        .bind(&last.hash)
+        .execute(&mut *tx)
+        .await
+        .map_err(conflict_or)?;
     Ok(())
-}
-
-fn event_from_row(row: &SqliteRow) -> Result<StoredEvent, StoreError> {
-    let seq: i64 = row.try_get("seq")?;
-    let actor: Option<i64> = row.try_get("actor")?;
-    let data: String = row.try_get("data")?;
-    let command: Option<String> = row.try_get("command")?;
-    let at: String = row.try_get("at")?;
-    Ok(StoredEvent {
-        seq: narrow(seq, "seq")?,
-        kind: row.try_get("type")?,
-        actor: actor.map(|a| narrow(a, "actor")).transpose()?,
-        data: parse_json(&data)?,
-        command: command.as_deref().map(parse_json).transpose()?,
-        at: parse_time(&at)?,
-        sealed: row.try_get("sealed")?,
-        prev_hash: row.try_get("prev_hash")?,
-        hash: row.try_get("hash")?,
-    })
 }
 
 fn conflict_or(error: sqlx::Error) -> StoreError {
@@ -118,7 +126,7 @@ fn conflict_or(error: sqlx::Error) -> StoreError {
 }
 
 #[async_trait]
-impl EventStore for SqliteStore {
+impl GameStore for SqliteStore {
     async fn create_game(
         &self,
         game: &GameRecord,
@@ -128,24 +136,21 @@ impl EventStore for SqliteStore {
         let players =
             serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let players = stored_json(&players);
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(game.id.to_string())
-        .bind(&game.game)
-        .bind(players)
-        .bind(stored_json(&game.options))
-        .bind(game.seed.0.as_slice())
-        .bind(&game.seed_commitment)
-        .bind(time_text(&game.created_at))
-        .bind(i64::from(game.chain))
-        .bind(game.salt.as_ref().map(|s| s.as_slice()))
-        .bind(i64::from(game.rules_version))
-        .execute(&mut *tx)
-        .await
-        .map_err(conflict_or)?;
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        sqlx::query(rows::INSERT_GAME)
+            .bind(game.id.to_string())
+            .bind(&game.game)
+            .bind(players)
+            .bind(stored_json(&game.options))
+            .bind(game.seed.0.as_slice())
+            .bind(&game.seed_commitment)
+            .bind(time_text(&game.created_at))
+            .bind(i64::from(game.chain))
+            .bind(game.salt.as_ref().map(|s| s.as_slice()))
+            .bind(i64::from(game.rules_version))
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
         let mut builder =
             QueryBuilder::<Sqlite>::new("INSERT INTO seats (game_id, seat, name, token_hash) ");
         builder.push_values(seats, |mut row, s| {
@@ -159,136 +164,95 @@ impl EventStore for SqliteStore {
             .execute(&mut *tx)
             .await
             .map_err(conflict_or)?;
-        let mut builder = QueryBuilder::<Sqlite>::new("");
-        push_events(&mut builder, game.id, events);
-        builder
-            .build()
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        advance_head(&mut tx, game.id, events).await?;
+        write_batch(&mut tx, game.id, events).await?;
         tx.commit().await?;
         Ok(())
     }
 
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        let row = sqlx::query(
-            "SELECT game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version FROM games WHERE id = ?",
-        )
-        .bind(id.to_string())
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(row) = row else { return Ok(None) };
-        let players: String = row.try_get("players")?;
-        let players: Vec<Player> =
-            serde_json::from_str(&players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let options: String = row.try_get("options")?;
-        let seed: Vec<u8> = row.try_get("seed")?;
-        let seed: [u8; 32] = seed
-            .try_into()
-            .map_err(|_| StoreError::Corrupt("seed is not 32 bytes".into()))?;
-        let created_at: String = row.try_get("created_at")?;
-        Ok(Some(GameRecord {
-            id,
-            game: row.try_get("game")?,
-            players,
-            options: parse_json(&options)?,
-            seed: Seed(seed),
-            seed_commitment: row.try_get("seed_commitment")?,
-            created_at: parse_time(&created_at)?,
-            chain: narrow(row.try_get::<i64, _>("chain")?, "chain format")?,
-            salt: salt_from(row.try_get("salt")?)?,
-            rules_version: narrow(row.try_get::<i64, _>("rules_version")?, "rules version")?,
-        }))
+        let row = sqlx::query(rows::GAME)
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rows::game_from_row).transpose()
     }
 
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
+        let row = sqlx::query(rows::SEAT_FOR_TOKEN)
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rows::seat_from_row).transpose()
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl LogStore for SqliteStore {
     async fn events(
         &self,
         id: Uuid,
         after: u64,
         limit: Option<u64>,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT seq, type, actor, data, command, at, sealed, prev_hash, hash FROM events \
-             WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-        )
-        .bind(id.to_string())
-        .bind(i64::try_from(after).unwrap_or(i64::MAX))
-        .bind(
-            limit
-                .map(|l| i64::try_from(l).unwrap_or(i64::MAX))
-                .unwrap_or(-1),
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(event_from_row).collect()
+        let rows = sqlx::query(rows::EVENTS)
+            .bind(id.to_string())
+            .bind(rows::limit(Some(after)))
+            .bind(rows::limit(limit))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(rows::event_from_row).collect()
     }
 
-    async fn append(
+    async fn append_with_outbox(
         &self,
         id: Uuid,
         events: &[StoredEvent],
         idempotent: Option<&IdempotentMove>,
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let mut builder = QueryBuilder::<Sqlite>::new("");
-        push_events(&mut builder, id, events);
-        builder
-            .build()
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        advance_head(&mut tx, id, events).await?;
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        write_batch(&mut tx, id, events).await?;
+        let now = time_text(&super::now());
         if let Some(key) = idempotent {
-            sqlx::query(
-                "INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            )
-            .bind(id.to_string())
-            .bind(i64::from(key.seat))
-            .bind(&key.key)
-            .bind(&key.fingerprint)
-            .bind(key.version as i64)
-            .bind(time_text(&super::now()))
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
+            sqlx::query(rows::INSERT_IDEMPOTENCY_KEY)
+                .bind(id.to_string())
+                .bind(i64::from(key.seat))
+                .bind(&key.key)
+                .bind(&key.fingerprint)
+                .bind(wide(key.version, "version")?)
+                .bind(&now)
+                .execute(&mut *tx)
+                .await
+                .map_err(conflict_or)?;
+        }
+        if !outbox.is_empty() {
+            let mut builder = QueryBuilder::<Sqlite>::new(
+                "INSERT INTO outbox (game_id, topic, payload, created_at, available_at) ",
+            );
+            builder.push_values(outbox, |mut row, m| {
+                row.push_bind(id.to_string())
+                    .push_bind(m.topic.clone())
+                    .push_bind(m.payload.clone())
+                    .push_bind(now.clone())
+                    .push_bind(now.clone());
+            });
+            builder.build().execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(())
     }
 
     async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
-        let row = sqlx::query("SELECT version, head_hash FROM game_heads WHERE game_id = ?")
+        let row = sqlx::query(rows::HEAD)
             .bind(id.to_string())
             .fetch_optional(&self.pool)
             .await?;
-        match row {
-            None => Ok(None),
-            Some(row) => {
-                let version: i64 = row.try_get("version")?;
-                Ok(Some((
-                    narrow(version, "head version")?,
-                    row.try_get("head_hash")?,
-                )))
-            }
-        }
-    }
-
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
-        let row = sqlx::query("SELECT game_id, seat FROM seats WHERE token_hash = ?")
-            .bind(token_hash)
-            .fetch_optional(&self.pool)
-            .await?;
-        match row {
-            None => Ok(None),
-            Some(row) => {
-                let game: String = row.try_get("game_id")?;
-                let seat: i64 = row.try_get("seat")?;
-                let game =
-                    Uuid::parse_str(&game).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-                Ok(Some((game, narrow(seat, "seat")?)))
-            }
-        }
+        row.as_ref().map(rows::head_from_row).transpose()
     }
 
     async fn idempotent_move(
@@ -297,30 +261,199 @@ impl EventStore for SqliteStore {
         seat: u8,
         key: &str,
     ) -> Result<Option<IdempotentMove>, StoreError> {
-        let row = sqlx::query(
-            "SELECT fingerprint, version FROM idempotency_keys WHERE game_id = ? AND seat = ? AND key = ?",
+        let row = sqlx::query(rows::IDEMPOTENT_MOVE)
+            .bind(id.to_string())
+            .bind(i64::from(seat))
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref()
+            .map(|row| rows::idempotent_from_row(row, seat, key))
+            .transpose()
+    }
+}
+
+#[async_trait]
+impl FeedStore for SqliteStore {
+    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT position, game_id, seq, type FROM events WHERE position > $1 ORDER BY position LIMIT $2",
         )
-        .bind(id.to_string())
-        .bind(i64::from(seat))
-        .bind(key)
-        .fetch_optional(&self.pool)
+        .bind(wide(after, "position")?)
+        .bind(rows::limit(Some(limit)))
+        .fetch_all(&self.pool)
         .await?;
-        match row {
-            None => Ok(None),
-            Some(row) => {
-                let version: i64 = row.try_get("version")?;
-                Ok(Some(IdempotentMove {
-                    seat,
-                    key: key.to_string(),
-                    fingerprint: row.try_get("fingerprint")?,
-                    version: narrow(version, "version")?,
-                }))
+        rows.iter().map(rows::committed_from_row).collect()
+    }
+
+    async fn latest_position(&self) -> Result<u64, StoreError> {
+        let position: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(position), 0) FROM events")
+            .fetch_one(&self.pool)
+            .await?;
+        super::narrow(position, "position")
+    }
+
+    async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
+        Ok(None)
+    }
+}
+
+/// A time `by` after `from`, refusing a lease too long to represent.
+fn later(from: DateTime<Utc>, by: Duration) -> Result<DateTime<Utc>, StoreError> {
+    chrono::Duration::from_std(by)
+        .ok()
+        .and_then(|by| from.checked_add_signed(by))
+        .ok_or_else(|| StoreError::Corrupt(format!("a lease of {by:?} is too long")))
+}
+
+#[async_trait]
+impl OutboxStore for SqliteStore {
+    async fn claim_outbox(
+        &self,
+        topic_prefix: Option<&str>,
+        limit: u64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError> {
+        let now = super::now();
+        // One UPDATE: SQLite runs it under the write lock, so two claimers never share a message.
+        let sql = format!(
+            "UPDATE outbox SET available_at = $3, attempts = attempts + 1 \
+             WHERE id IN (SELECT id FROM outbox WHERE {} AND available_at <= $4 \
+                          ORDER BY available_at, id LIMIT $2) {}",
+            rows::OUTBOX_DUE_TOPIC,
+            rows::OUTBOX_RETURNING
+        );
+        let rows = sqlx::query(&sql)
+            .bind(topic_prefix)
+            .bind(rows::limit(Some(limit)))
+            .bind(time_text(&later(now, lease)?))
+            .bind(time_text(&now))
+            .fetch_all(&self.pool)
+            .await?;
+        let mut items = rows
+            .iter()
+            .map(rows::outbox_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        items.sort_by_key(|item| item.id);
+        Ok(items)
+    }
+
+    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
+        sqlx::query(rows::COMPLETE_OUTBOX)
+            .bind(wide(id, "outbox id")?)
+            .bind(time_text(&super::now()))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn retry_outbox(
+        &self,
+        id: u64,
+        error: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(rows::RETRY_OUTBOX)
+            .bind(wide(id, "outbox id")?)
+            .bind(time_text(&at))
+            .bind(error)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl LeaderStore for SqliteStore {
+    async fn lead(&self, name: &str) -> Result<Option<Box<dyn Leadership>>, StoreError> {
+        let holder = Uuid::new_v4().to_string();
+        let now = super::now();
+        let taken = sqlx::query(
+            "INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at \
+             WHERE leases.expires_at <= $4",
+        )
+        .bind(name)
+        .bind(&holder)
+        .bind(time_text(&later(now, LEADER_LEASE)?))
+        .bind(time_text(&now))
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if taken == 0 {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(SqliteLeadership {
+            pool: self.pool.clone(),
+            name: name.to_string(),
+            holder,
+            lost: false,
+        })))
+    }
+}
+
+/// A lease in `leases`, held while `still_leading` keeps renewing it in time.
+struct SqliteLeadership {
+    pool: SqlitePool,
+    name: String,
+    holder: String,
+    lost: bool,
+}
+
+#[async_trait]
+impl Leadership for SqliteLeadership {
+    async fn still_leading(&mut self) -> bool {
+        if self.lost {
+            return false;
+        }
+        let now = super::now();
+        let Ok(until) = later(now, LEADER_LEASE) else {
+            self.lost = true;
+            return false;
+        };
+        // Renewed only if still ours and not yet run out: a lease that expired may already be
+        // someone else's, and a leader that slept through its lease must not carry on.
+        let renewed = sqlx::query(
+            "UPDATE leases SET expires_at = $3 WHERE name = $1 AND holder = $2 AND expires_at > $4",
+        )
+        .bind(&self.name)
+        .bind(&self.holder)
+        .bind(time_text(&until))
+        .bind(time_text(&now))
+        .execute(&self.pool)
+        .await;
+        match renewed {
+            Ok(done) if done.rows_affected() == 1 => true,
+            Ok(_) => {
+                self.lost = true;
+                false
+            }
+            Err(error) => {
+                tracing::warn!(%error, name = %self.name, "could not renew the leader's lease");
+                self.lost = true;
+                false
             }
         }
     }
+}
 
-    async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
-        Ok(())
+impl Drop for SqliteLeadership {
+    fn drop(&mut self) {
+        // Hand the lease back now rather than make the next leader wait for it to run out;
+        // if there is no runtime to do it on, it runs out.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (pool, name, holder) = (self.pool.clone(), self.name.clone(), self.holder.clone());
+        runtime.spawn(async move {
+            let released = sqlx::query("DELETE FROM leases WHERE name = $1 AND holder = $2")
+                .bind(&name)
+                .bind(&holder)
+                .execute(&pool)
+                .await;
+            if let Err(error) = released {
+                tracing::warn!(%error, %name, "could not hand back the leader's lease");
+            }
+        });
     }
 }

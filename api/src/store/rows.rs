@@ -1,0 +1,246 @@
+//! What the two backends share: the text of the queries they both run (sqlx accepts `$1`
+//! placeholders on SQLite too), and reading their rows back with checked conversions.
+//!
+//! The backends differ in column types (Postgres has `UUID`, `SMALLINT` and `TIMESTAMPTZ`
+//! where SQLite has text and 64-bit integers), so each binds its own values and implements
+//! [`Columns`]; everything above that is written once here.
+
+use chrono::{DateTime, Utc};
+use parlour_domain::{Player, Seed};
+use sqlx::postgres::PgRow;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Column, Row, TypeInfo};
+use uuid::Uuid;
+
+use super::{
+    narrow, parse_json, parse_time, salt_from, Committed, GameRecord, IdempotentMove, OutboxItem,
+    StoreError, StoredEvent,
+};
+
+/// Writes a game's creation record: `$1` id … `$10` rules version.
+pub const INSERT_GAME: &str = "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+/// A game's creation record by id (`$1`).
+pub const GAME: &str = "SELECT id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version \
+     FROM games WHERE id = $1";
+
+/// A game's events after `$2`, at most `$3` of them.
+pub const EVENTS: &str = "SELECT seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version FROM events \
+     WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
+
+/// Where the store recorded the end of game `$1`'s log.
+pub const HEAD: &str = "SELECT version, head_hash FROM game_heads WHERE game_id = $1";
+
+/// The seat a token hash (`$1`) belongs to.
+pub const SEAT_FOR_TOKEN: &str = "SELECT game_id, seat FROM seats WHERE token_hash = $1";
+
+/// The first answer to seat `$2`'s idempotency key `$3` in game `$1`.
+pub const IDEMPOTENT_MOVE: &str =
+    "SELECT fingerprint, version FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3";
+
+/// Records a move's idempotency key: `$1` game, `$2` seat, `$3` key, `$4` fingerprint, `$5`
+/// version, `$6` time.
+pub const INSERT_IDEMPOTENCY_KEY: &str =
+    "INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) \
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Moves game `$1`'s recorded head to version `$2`, hash `$3`. A writer that lost the race to
+/// the same position leaves the head alone (and fails on the events' key), rather than
+/// tripping the head's only-forward trigger.
+pub const ADVANCE_HEAD: &str = "INSERT INTO game_heads (game_id, version, head_hash) VALUES ($1, $2, $3) \
+     ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, head_hash = excluded.head_hash \
+     WHERE game_heads.version < excluded.version";
+
+/// Marks outbox message `$1` done at `$2`.
+pub const COMPLETE_OUTBOX: &str =
+    "UPDATE outbox SET done_at = $2 WHERE id = $1 AND done_at IS NULL";
+
+/// Makes outbox message `$1` due again at `$2`, recording the error `$3`.
+pub const RETRY_OUTBOX: &str =
+    "UPDATE outbox SET available_at = $2, last_error = $3 WHERE id = $1 AND done_at IS NULL";
+
+/// What a claim gives back of each message it claimed.
+pub const OUTBOX_RETURNING: &str =
+    "RETURNING id, game_id, topic, payload, attempts, created_at, last_error";
+
+/// Due, unfinished messages whose topic starts with `$1` (any topic when `$1` is null).
+pub const OUTBOX_DUE_TOPIC: &str =
+    "done_at IS NULL AND ($1 IS NULL OR substr(topic, 1, length($1)) = $1)";
+
+/// Reading a column the same way from either backend's row.
+pub trait Columns {
+    /// An integer column of any width, as `i64` (`None` when null).
+    fn int(&self, name: &str) -> Result<Option<i64>, StoreError>;
+    /// A text column.
+    fn text(&self, name: &str) -> Result<Option<String>, StoreError>;
+    /// A bytes column.
+    fn bytes(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// A UUID column (Postgres `UUID`, SQLite text).
+    fn uuid(&self, name: &str) -> Result<Uuid, StoreError>;
+    /// A time column (Postgres `TIMESTAMPTZ`, SQLite RFC 3339 text).
+    fn time(&self, name: &str) -> Result<DateTime<Utc>, StoreError>;
+}
+
+fn required<T>(value: Option<T>, name: &str) -> Result<T, StoreError> {
+    value.ok_or_else(|| StoreError::Corrupt(format!("{name} is null")))
+}
+
+/// A non-null integer column, narrowed to the type it stands for.
+fn number<T: TryFrom<i64>>(row: &impl Columns, name: &str) -> Result<T, StoreError> {
+    narrow(required(row.int(name)?, name)?, name)
+}
+
+fn text(row: &impl Columns, name: &str) -> Result<String, StoreError> {
+    required(row.text(name)?, name)
+}
+
+impl Columns for PgRow {
+    fn int(&self, name: &str) -> Result<Option<i64>, StoreError> {
+        // sqlx decodes a Postgres integer only as its own width.
+        let width = self.try_column(name)?.type_info().name().to_string();
+        Ok(match width.as_str() {
+            "INT2" => self.try_get::<Option<i16>, _>(name)?.map(i64::from),
+            "INT4" => self.try_get::<Option<i32>, _>(name)?.map(i64::from),
+            _ => self.try_get::<Option<i64>, _>(name)?,
+        })
+    }
+
+    fn text(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
+
+    fn bytes(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
+
+    fn uuid(&self, name: &str) -> Result<Uuid, StoreError> {
+        Ok(self.try_get(name)?)
+    }
+
+    fn time(&self, name: &str) -> Result<DateTime<Utc>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
+}
+
+impl Columns for SqliteRow {
+    fn int(&self, name: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
+
+    fn text(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
+
+    fn bytes(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
+
+    fn uuid(&self, name: &str) -> Result<Uuid, StoreError> {
+        let text: String = self.try_get(name)?;
+        Uuid::parse_str(&text).map_err(|e| StoreError::Corrupt(format!("{name} {text}: {e}")))
+    }
+
+    fn time(&self, name: &str) -> Result<DateTime<Utc>, StoreError> {
+        let text: String = self.try_get(name)?;
+        parse_time(&text)
+    }
+}
+
+/// A row of [`GAME`].
+pub fn game_from_row(row: &impl Columns) -> Result<GameRecord, StoreError> {
+    let players: Vec<Player> = serde_json::from_str(&text(row, "players")?)
+        .map_err(|e| StoreError::Corrupt(format!("players: {e}")))?;
+    let seed: [u8; 32] = required(row.bytes("seed")?, "seed")?
+        .try_into()
+        .map_err(|_| StoreError::Corrupt("seed is not 32 bytes".into()))?;
+    Ok(GameRecord {
+        id: row.uuid("id")?,
+        game: text(row, "game")?,
+        players,
+        options: parse_json(&text(row, "options")?)?,
+        seed: Seed(seed),
+        seed_commitment: text(row, "seed_commitment")?,
+        created_at: row.time("created_at")?,
+        chain: number(row, "chain")?,
+        salt: salt_from(row.bytes("salt")?)?,
+        rules_version: number(row, "rules_version")?,
+    })
+}
+
+/// A row of [`EVENTS`].
+pub fn event_from_row(row: &impl Columns) -> Result<StoredEvent, StoreError> {
+    Ok(StoredEvent {
+        seq: number(row, "seq")?,
+        kind: text(row, "type")?,
+        actor: row.int("actor")?.map(|a| narrow(a, "actor")).transpose()?,
+        data: parse_json(&text(row, "data")?)?,
+        command: row
+            .text("command")?
+            .as_deref()
+            .map(parse_json)
+            .transpose()?,
+        at: row.time("at")?,
+        sealed: row.text("sealed")?,
+        prev_hash: text(row, "prev_hash")?,
+        hash: text(row, "hash")?,
+        version: number(row, "event_version")?,
+    })
+}
+
+/// A row of [`HEAD`].
+pub fn head_from_row(row: &impl Columns) -> Result<(u64, String), StoreError> {
+    Ok((number(row, "version")?, text(row, "head_hash")?))
+}
+
+/// A row of [`SEAT_FOR_TOKEN`].
+pub fn seat_from_row(row: &impl Columns) -> Result<(Uuid, u8), StoreError> {
+    Ok((row.uuid("game_id")?, number(row, "seat")?))
+}
+
+/// A row of [`IDEMPOTENT_MOVE`], for the seat and key it was asked for.
+pub fn idempotent_from_row(
+    row: &impl Columns,
+    seat: u8,
+    key: &str,
+) -> Result<IdempotentMove, StoreError> {
+    Ok(IdempotentMove {
+        seat,
+        key: key.to_string(),
+        fingerprint: text(row, "fingerprint")?,
+        version: number(row, "version")?,
+    })
+}
+
+/// A feed entry: `position, game_id, seq, type`.
+pub fn committed_from_row(row: &impl Columns) -> Result<Committed, StoreError> {
+    Ok(Committed {
+        position: number(row, "position")?,
+        game: row.uuid("game_id")?,
+        seq: number(row, "seq")?,
+        kind: text(row, "type")?,
+    })
+}
+
+/// A row of [`OUTBOX_RETURNING`].
+pub fn outbox_from_row(row: &impl Columns) -> Result<OutboxItem, StoreError> {
+    Ok(OutboxItem {
+        id: number(row, "id")?,
+        game: row.uuid("game_id")?,
+        topic: text(row, "topic")?,
+        payload: text(row, "payload")?,
+        attempts: number(row, "attempts")?,
+        created_at: row.time("created_at")?,
+        last_error: row.text("last_error")?,
+    })
+}
+
+/// A count or position as the databases' signed 64-bit integer, refusing what does not fit.
+pub fn wide(value: u64, what: &str) -> Result<i64, StoreError> {
+    i64::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} {value} is out of range")))
+}
+
+/// A limit as the databases' integer: "all" (or more than they can count) is the largest.
+pub fn limit(value: Option<u64>) -> i64 {
+    value.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX))
+}
