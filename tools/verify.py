@@ -240,8 +240,10 @@ def seal(salt, event):
 
 
 def sealed_body(game_id, event, sealed):
-    """Format 2: what the hash covers instead of the hidden parts."""
-    return {
+    """Format 2: what the hash covers instead of the hidden parts. An event whose data has a
+    shape of version 2 or later also binds that version, as `v`; version 1 (every event until
+    a shape first changes) hashes without it."""
+    body = {
         "actor": event.get("actor"),
         "at": time_text(event["at"]),
         "game": game_id,
@@ -249,6 +251,45 @@ def sealed_body(game_id, event, sealed):
         "seq": event["seq"],
         "type": event["type"],
     }
+    version = event.get("version", 1)
+    if version != 1:
+        body["v"] = version
+    return body
+
+
+# Table events: facts about the table, not the rules (docs/audit.md, "Table events"). Each is
+# one entry of its own, with no command, whose data has exactly these fields.
+TABLE_PREFIX = "table."
+TABLE_EVENTS = {
+    "table.note": {"text": str},
+    "table.resigned": {"seat": int},
+    "table.abandoned": {"reason": str},
+}
+# Table events after which nothing more may be recorded: they end the game.
+TABLE_ENDINGS = ("table.resigned", "table.abandoned")
+
+
+def check_table_event(report, event, players, ended):
+    """The framework's rules for one table entry, as far as they need no game rules."""
+    seq, kind, data = event.get("seq"), event.get("type"), event.get("data")
+    fields = TABLE_EVENTS.get(kind)
+    if fields is None:
+        report.fail("table", seq, "%r is not a table event this verifier knows" % (kind,))
+        return
+    if event.get("command") is not None:
+        report.fail("table", seq, "a table event records no action")
+    if not isinstance(data, dict) or set(data) != set(fields) or not all(
+        isinstance(data[k], t) and not isinstance(data[k], bool) for k, t in fields.items()
+    ):
+        report.fail("table", seq, "its data is not exactly %s" % sorted(fields))
+        return
+    if ended:
+        report.fail("table", seq, "it follows the table event that ended the game")
+    if kind == "table.resigned" and not 0 <= data["seat"] < players:
+        report.fail("table", seq, "seat %d is not at this table" % data["seat"])
+    for text in (data.get("text"), data.get("reason")):
+        if text is not None and not 1 <= len(text) <= 500:
+            report.fail("table", seq, "its text must be 1 to 500 characters")
 
 
 def find_shuffles(value, path="data"):
@@ -380,9 +421,26 @@ def verify(game, keys=None, extra_receipts=()):
                 "the batch from this event numbers its shuffles %s, not 0, 1, 2, ..." % ks,
             )
 
+    ended = False
+    players = len(record.get("players") or [])
     for i, event in enumerate(events):
         seq = event.get("seq")
-        if i == 0 or event.get("command") is not None:
+        is_table = str(event.get("type", "")).startswith(TABLE_PREFIX)
+        if ended and not is_table:
+            report.fail("table", seq, "it follows the table event that ended the game")
+        if is_table:
+            # A table entry stands alone: it ends the batch before it and holds no shuffle.
+            if i == 0:
+                report.fail("table", seq, "the log opens with the deal, not a table event")
+            check_table_event(report, event, players, ended)
+            ended = ended or event.get("type") in TABLE_ENDINGS
+            if batch_first is not None:
+                close_batch()
+            batch_first, batch_streams = None, []
+            if any(True for _ in find_shuffles(event.get("data"))):
+                report.fail("shuffles", seq, "a table event holds no shuffle")
+            continue
+        if i == 0 or event.get("command") is not None or batch_first is None:
             if batch_first is not None:
                 close_batch()
             batch_first, batch_streams = seq, []
@@ -436,6 +494,9 @@ def verify(game, keys=None, extra_receipts=()):
     report.notes.append("%d shuffles" % shuffles)
     report.genesis, report.head, report.shuffles = genesis, prev, shuffles
     report.receipts = len(receipts)
+    report.table_events = sum(
+        1 for e in events if str(e.get("type", "")).startswith(TABLE_PREFIX)
+    )
     report.commitment = commitment
     report.server_audit = game.get("server_audit")
     return report
@@ -455,8 +516,9 @@ def print_report(report, out=sys.stdout):
         "chain": "genesis %s to head %s" % (report.genesis, report.head),
         "shuffles": "%d recorded shuffle(s) reproduced from the seed" % report.shuffles,
         "receipts": "%d signed receipt(s) match the log" % report.receipts,
+        "table": "%d table event(s), each one the table could record there" % report.table_events,
     }
-    for check in ("seed", "chain", "shuffles", "receipts"):
+    for check in ("seed", "chain", "shuffles", "table", "receipts"):
         failed = report.failed(check)
         if not failed:
             print("  %-9s OK    %s" % (check, lines[check]), file=out)

@@ -10,7 +10,7 @@
 //! ```text
 //! nonce(seq)  = HMAC-SHA256(key = salt, message = seq as 8 big-endian bytes)
 //! sealed      = SHA-256(nonce(seq) || canonical {"command", "data"})
-//! hash(n)     = SHA-256(prev_hash(n) as hex text || canonical {"actor","at","game","sealed","seq","type"})
+//! hash(n)     = SHA-256(prev_hash(n) as hex text || canonical {"actor","at","game","sealed","seq","type"[,"v"]})
 //! genesis     = SHA-256(canonical {"chain":2,"game","id","options","players","rules_version","seed_commitment"})
 //! commitment  = SHA-256(seed || salt)
 //! ```
@@ -164,14 +164,22 @@ pub fn event_hash(game: &GameRecord, event: &StoredEvent) -> Result<String, Chai
             "command": event.command,
             "at": time_text(&event.at),
         }),
-        2 => json!({
-            "game": game.id.to_string(),
-            "seq": event.seq,
-            "type": event.kind,
-            "actor": event.actor,
-            "at": time_text(&event.at),
-            "sealed": event.sealed.as_deref().ok_or(ChainError::NoSeal)?,
-        }),
+        2 => {
+            let mut body = json!({
+                "game": game.id.to_string(),
+                "seq": event.seq,
+                "type": event.kind,
+                "actor": event.actor,
+                "at": time_text(&event.at),
+                "sealed": event.sealed.as_deref().ok_or(ChainError::NoSeal)?,
+            });
+            // The shape's version is bound from version 2 on; version 1, what every event
+            // had before versions were recorded, hashes as it always did.
+            if event.version != 1 {
+                body["v"] = json!(event.version);
+            }
+            body
+        }
         other => return Err(ChainError::UnknownFormat(other)),
     };
     Ok(sha256_hex(&[

@@ -147,6 +147,10 @@ pub struct GameEvent {
     /// The previous link (shown whenever `hash` is).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prev_hash: Option<String>,
+    /// The version of its data's shape, given only when it is not 1 (the hash binds it then).
+    #[serde(skip_serializing_if = "is_first_version")]
+    #[schema(default = 1)]
+    pub version: u16,
     /// The action that produced this batch (shown once the game is over).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
@@ -315,6 +319,14 @@ pub struct StoredGameEvent {
     pub prev_hash: String,
     /// This event's link.
     pub hash: String,
+    /// The version of its data's shape, given only when it is not 1 (the hash binds it then).
+    #[serde(skip_serializing_if = "is_first_version")]
+    #[schema(default = 1)]
+    pub version: u16,
+}
+
+fn is_first_version(version: &u16) -> bool {
+    *version == 1
 }
 
 /// Where the store recorded the log's end.

@@ -5,6 +5,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
+use parlour_domain::table_events::TableRefusal;
 use parlour_domain::{Refused, SetupError};
 use serde_json::{json, Map, Value};
 
@@ -290,6 +291,10 @@ impl From<ServiceError> for ApiError {
                     .with("outcome", json!("unknown"))
                     .caused_by(reason)
             }
+            ServiceError::TableRefused(TableRefusal::GameOver) => {
+                ApiError::new(Problem::NotYourMove, detail).with("rule", json!("game-over"))
+            }
+            ServiceError::TableRefused(_) => ApiError::new(Problem::MalformedRequest, detail),
             ServiceError::Internal(_) => ApiError::new(Problem::Internal, detail),
         }
     }

@@ -1,6 +1,7 @@
 //! The `parlour` server: the HTTP API over the event store and the rules in `parlour-domain`.
 #![forbid(unsafe_code)]
 
+pub mod bus;
 pub mod chain;
 pub mod dto;
 pub mod error;
@@ -12,3 +13,4 @@ pub mod service;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+pub mod workers;

@@ -9,13 +9,15 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{web, App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
 use tracing_actix_web::{RequestId, TracingLogger};
 
+use crate::bus::{Bus, BusSettings};
 use crate::error::{ApiError, Problem};
 use crate::limits::{self, StreamGate, StreamLimits};
 use crate::receipts::{KeyError, Signer};
 use crate::routes;
-use crate::service::Parlour;
+use crate::service::{AfterCommit, Parlour};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
+use crate::workers::{LeaderJob, LeaderStatus, OutboxHandler, OutboxSettings, Workers};
 
 /// Largest request body accepted.
 const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -29,6 +31,22 @@ pub struct Settings {
     pub streams: StreamLimits,
     /// The most events one game's log may hold (`limits::MAX_EVENTS_PER_GAME`).
     pub max_events_per_game: u64,
+    /// How the bus follows the store's feed.
+    pub bus: BusSettings,
+    /// How the outbox is worked.
+    pub outbox: OutboxSettings,
+}
+
+/// What is plugged into the service and its workers when the application is built: the
+/// durable work that follows commits, who does it, and the work only the leader does.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Policies that write durable work with each batch of entries.
+    pub after_commit: Vec<Arc<dyn AfterCommit>>,
+    /// Who does each outbox topic's work.
+    pub outbox: Vec<Arc<dyn OutboxHandler>>,
+    /// Work only the leading instance does.
+    pub leader_jobs: Vec<Arc<dyn LeaderJob>>,
 }
 
 impl Default for Settings {
@@ -37,14 +55,19 @@ impl Default for Settings {
             db: DbSettings::default(),
             streams: StreamLimits::default(),
             max_events_per_game: limits::MAX_EVENTS_PER_GAME,
+            bus: BusSettings::default(),
+            outbox: OutboxSettings::default(),
         }
     }
 }
 
-/// A running server: its address and the future that serves it.
+/// A running server: its address, the future that serves it, and its workers.
 pub struct Application {
     port: u16,
     server: Server,
+    service: Arc<Parlour>,
+    store: Arc<dyn EventStore>,
+    workers: Workers,
 }
 
 impl Application {
@@ -107,22 +130,46 @@ impl Application {
         Self::serve(listener, store, Signer::generate()?, settings)
     }
 
-    /// Serves on an already-bound listener: everything above comes here.
+    /// Serves on an already-bound listener with no hooks: everything above comes here.
     pub fn serve(
         listener: TcpListener,
         store: Arc<dyn EventStore>,
         signer: Signer,
         settings: Settings,
     ) -> Result<Self, BuildError> {
+        Self::serve_with_hooks(listener, store, signer, settings, Hooks::default())
+    }
+
+    /// Serves on an already-bound listener, with `hooks` plugged into the service and its
+    /// workers.
+    pub fn serve_with_hooks(
+        listener: TcpListener,
+        store: Arc<dyn EventStore>,
+        signer: Signer,
+        settings: Settings,
+        hooks: Hooks,
+    ) -> Result<Self, BuildError> {
         let port = listener
             .local_addr()
             .map_err(|e| BuildError::Bind("listener".into(), e))?
             .port();
         let signer = web::Data::new(signer);
-        let service = web::Data::new(
-            Parlour::new(store, signer.clone().into_inner())
-                .with_max_events(settings.max_events_per_game),
-        );
+        let mut parlour = Parlour::new(store.clone(), signer.clone().into_inner())
+            .with_max_events(settings.max_events_per_game);
+        for policy in hooks.after_commit {
+            parlour = parlour.with_after_commit(policy);
+        }
+        let service = web::Data::new(parlour);
+        let running = service.clone().into_inner();
+        let workers = Workers {
+            bus: Arc::new(Bus::new()),
+            bus_settings: settings.bus,
+            outbox: hooks.outbox,
+            outbox_settings: settings.outbox,
+            leader_jobs: hooks.leader_jobs,
+            leadership: Arc::new(LeaderStatus::default()),
+        };
+        let leadership = web::Data::from(workers.leadership.clone());
         // Streams alone must never use up the descriptors everyone else needs to connect.
         let streams = match rlimit::getrlimit(rlimit::Resource::NOFILE) {
             Ok((soft, _)) => settings.streams.fitted_to(soft),
@@ -153,6 +200,7 @@ impl Application {
                 .app_data(service.clone())
                 .app_data(gate.clone())
                 .app_data(signer.clone())
+                .app_data(leadership.clone())
                 .app_data(
                     web::JsonConfig::default()
                         .limit(MAX_BODY_BYTES)
@@ -173,7 +221,13 @@ impl Application {
         .listen(listener)
         .map_err(|e| BuildError::Bind("listener".into(), e))?
         .run();
-        Ok(Application { port, server })
+        Ok(Application {
+            port,
+            server,
+            service: running,
+            store,
+            workers,
+        })
     }
 
     /// The port it listens on.
@@ -181,9 +235,18 @@ impl Application {
         self.port
     }
 
-    /// Serves until stopped.
+    /// Whether this instance leads the work that must happen once (see `workers::leader`).
+    pub fn leadership(&self) -> Arc<LeaderStatus> {
+        self.workers.leadership.clone()
+    }
+
+    /// Serves, with the workers beside it, until the server is stopped.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let workers = self.workers.run_until_stopped(self.service, self.store);
+        tokio::select! {
+            served = self.server => served,
+            () = workers => Ok(()),
+        }
     }
 }
 

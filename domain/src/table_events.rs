@@ -420,7 +420,13 @@ mod tests {
             .decide(seat, &action, &mut Chance::new(crate::Seed([7; 32]), 9))
             .map(|_| ());
         assert!(
-            matches!(refused, Err(Refused::NotYourMove { rule: "game-over", .. })),
+            matches!(
+                refused,
+                Err(Refused::NotYourMove {
+                    rule: "game-over",
+                    ..
+                })
+            ),
             "{refused:?}"
         );
     }

@@ -14,15 +14,15 @@ use serde_json::{json, Value};
 
 use crate::helpers::{fresh_database, Backend};
 
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    address: String,
+    pub(crate) address: String,
     /// Holds the receipt signing key the server creates, so none is left in the working tree.
     _key_dir: tempfile::TempDir,
 }
 
 impl Server {
-    async fn start(database_url: &str) -> Server {
+    pub(crate) async fn start(database_url: &str) -> Server {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -63,7 +63,7 @@ impl Server {
         panic!("parlour did not become ready");
     }
 
-    fn kill(mut self) {
+    pub(crate) fn kill(mut self) {
         self.stop();
     }
 

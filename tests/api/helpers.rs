@@ -124,6 +124,17 @@ pub async fn spawn_app_with(
 }
 
 impl TestApp {
+    /// A client for a server started some other way, on `database_url` through `store`.
+    pub fn new(address: String, database_url: String, store: Arc<dyn EventStore>) -> TestApp {
+        TestApp {
+            address,
+            database_url,
+            store,
+            client: Client::new(),
+            _guard: None,
+        }
+    }
+
     /// A second server on the same database, sharing nothing in memory with this one.
     pub async fn restart(&self) -> TestApp {
         spawn_app_on(&self.database_url, self._guard.clone()).await

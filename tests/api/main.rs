@@ -4,6 +4,7 @@
 mod attacks;
 mod basics;
 mod british_birds;
+mod bus;
 mod client;
 mod crash;
 mod errors;
@@ -16,4 +17,5 @@ mod outage;
 mod play;
 mod receipts;
 mod store;
+mod table_events;
 mod verify;

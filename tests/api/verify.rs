@@ -11,7 +11,7 @@ use crate::helpers::{spawn_app, Backend};
 
 const VERIFIER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tools/verify.py");
 
-fn python_present() -> bool {
+pub(crate) fn python_present() -> bool {
     Command::new("python3")
         .arg("--version")
         .output()
@@ -19,7 +19,7 @@ fn python_present() -> bool {
 }
 
 /// Runs the verifier off the async runtime, so the server under test can answer it.
-async fn run_verifier(args: Vec<String>) -> (bool, String) {
+pub(crate) async fn run_verifier(args: Vec<String>) -> (bool, String) {
     let output: Output = tokio::task::spawn_blocking(move || {
         Command::new("python3")
             .arg(VERIFIER)
@@ -41,7 +41,7 @@ fn read_bundle(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read bundle")).expect("bundle")
 }
 
-fn write_bundle(path: &Path, bundle: &Value) {
+pub(crate) fn write_bundle(path: &Path, bundle: &Value) {
     std::fs::write(path, bundle.to_string()).expect("write bundle");
 }
 

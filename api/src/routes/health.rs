@@ -5,6 +5,7 @@ use serde_json::json;
 
 use crate::error::{ApiError, Problem};
 use crate::service::Parlour;
+use crate::workers::LeaderStatus;
 
 /// The process is up.
 #[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, description = "The process is up")))]
@@ -13,16 +14,21 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(json!({"status": "ok"}))
 }
 
-/// The database answers.
+/// The database answers. The body also says whether this instance is the one leading the
+/// work done once across instances (`"leader": true`).
 #[utoipa::path(get, path = "/readyz", tag = "operations", responses(
     (status = 200, description = "The database answers"),
     (status = 503, description = "The database does not answer", content_type = "application/problem+json"),
 ))]
 #[get("/readyz")]
-pub async fn readyz(service: web::Data<Parlour>) -> Result<HttpResponse, ApiError> {
-    service
-        .ready()
-        .await
-        .map_err(|e| ApiError::new(Problem::Unavailable, e.to_string()))?;
-    Ok(HttpResponse::Ok().json(json!({"status": "ready"})))
+pub async fn readyz(
+    service: web::Data<Parlour>,
+    leadership: web::Data<LeaderStatus>,
+) -> Result<HttpResponse, ApiError> {
+    // The database's own words go to the log, not to whoever asks.
+    service.ready().await.map_err(|e| {
+        ApiError::new(Problem::Unavailable, "the database is not answering")
+            .caused_by(e.to_string())
+    })?;
+    Ok(HttpResponse::Ok().json(json!({"status": "ready", "leader": leadership.is_leader()})))
 }

@@ -1,0 +1,154 @@
+//! The post-commit bus: the one place where work that follows a commit learns of it.
+//!
+//! Nothing that follows a commit is called from the use case that committed. Instead one
+//! follower per instance reads the store's feed — every entry of every game, by its store-wide
+//! position, never skipping one that committed late — and hands each commit to whoever
+//! subscribed: the waiting long-polls and streams of this instance, the outbox worker, and the
+//! projections and workers still to come (the inbox, webhooks, bots, clocks). Because the feed
+//! is the log itself, an instance learns of moves made through any other instance exactly as it
+//! learns of its own.
+//!
+//! The follower looks at the feed when Postgres announces a commit (`LISTEN parlour_events`),
+//! and otherwise every [`BusSettings::poll`], so a lost notification delays work, never loses it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{broadcast, watch};
+
+use crate::store::{Committed, EventStore};
+
+/// How many commits wait for a slow subscriber before it is told it lagged.
+const CAPACITY: usize = 4096;
+/// How many entries one look at the feed reads.
+const BATCH: u64 = 1000;
+
+/// How often the follower looks at the feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BusSettings {
+    /// The time between two looks on a store that announces no commits (SQLite): how
+    /// quickly an instance learns of a commit there.
+    pub poll: Duration,
+    /// The longest time between two looks on a store that announces commits (Postgres): only
+    /// a fallback, should an announcement be lost.
+    pub fallback: Duration,
+    /// The shortest time between two looks: under load, one look then reads every commit of
+    /// the last few milliseconds instead of one look per commit.
+    pub min_gap: Duration,
+    /// How long to wait before looking again after the store failed to answer.
+    pub retry: Duration,
+}
+
+impl Default for BusSettings {
+    fn default() -> Self {
+        BusSettings {
+            poll: Duration::from_millis(20),
+            fallback: Duration::from_secs(1),
+            min_gap: Duration::from_millis(5),
+            retry: Duration::from_secs(1),
+        }
+    }
+}
+
+/// One instance's view of the feed, and the subscribers it serves.
+pub struct Bus {
+    commits: broadcast::Sender<Committed>,
+    /// The feed entry up to which every commit has been handed out.
+    reached: watch::Sender<u64>,
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus::new()
+    }
+}
+
+impl Bus {
+    /// A bus with no subscribers that has handed out nothing yet.
+    pub fn new() -> Self {
+        Bus {
+            commits: broadcast::channel(CAPACITY).0,
+            reached: watch::channel(0).0,
+        }
+    }
+
+    /// Every commit from now on, in feed order. A subscriber that falls more than a few
+    /// thousand commits behind receives `Lagged` and must treat every game as changed.
+    pub fn subscribe(&self) -> broadcast::Receiver<Committed> {
+        self.commits.subscribe()
+    }
+
+    /// The feed position up to which every commit has been handed out (0 until the follower
+    /// has started).
+    pub fn reached(&self) -> watch::Receiver<u64> {
+        self.reached.subscribe()
+    }
+
+    /// Follows the store's feed from its current end, handing every commit to the
+    /// subscribers, until the process stops.
+    pub async fn run_until_stopped(
+        self: Arc<Self>,
+        store: Arc<dyn EventStore>,
+        settings: BusSettings,
+    ) {
+        let mut after = loop {
+            match store.latest_position().await {
+                Ok(position) => break position,
+                Err(error) => {
+                    tracing::warn!(%error, "the bus cannot find the feed's end yet");
+                    tokio::time::sleep(settings.retry).await;
+                }
+            }
+        };
+        self.reached.send_replace(after);
+        let mut listener = match store.listen().await {
+            Ok(listener) => listener,
+            Err(error) => {
+                tracing::warn!(%error, "the bus cannot listen for commits; it polls instead");
+                None
+            }
+        };
+        loop {
+            if let Some(listener) = listener.as_mut() {
+                // Every announcement so far is answered by the look that follows; one that
+                // comes after it stays queued and brings about the next look.
+                while listener.next_buffered().is_some() {}
+            }
+            match store.committed_since(after, BATCH).await {
+                Ok(batch) => {
+                    let full = batch.len() as u64 == BATCH;
+                    for commit in batch {
+                        // The feed's cursor is the last entry read, not the largest position
+                        // seen: on Postgres positions along the feed need not rise.
+                        after = commit.position;
+                        // No subscriber is not an error: nothing needs this commit here.
+                        let _ = self.commits.send(commit);
+                    }
+                    self.reached.send_replace(after);
+                    if full {
+                        continue;
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the bus cannot read the feed");
+                    tokio::time::sleep(settings.retry).await;
+                    continue;
+                }
+            }
+            tokio::time::sleep(settings.min_gap).await;
+            match listener.as_mut() {
+                Some(listener) => {
+                    // A notification, or the fallback interval, whichever comes first.
+                    if let Ok(Err(error)) =
+                        tokio::time::timeout(settings.fallback, listener.recv()).await
+                    {
+                        // The listener reconnects on its next call; until then, poll.
+                        tracing::warn!(%error, "the bus lost its notification connection");
+                        tokio::time::sleep(settings.poll).await;
+                    }
+                }
+                None => tokio::time::sleep(settings.poll).await,
+            }
+        }
+    }
+}

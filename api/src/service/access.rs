@@ -1,0 +1,44 @@
+//! Who is asking: seat tokens, checked against the store and cached.
+
+use super::*;
+
+impl Parlour {
+    /// Caches a token's seat. The cache is only a shortcut to the seats table, so when it is
+    /// full it is simply emptied rather than allowed to grow with every game ever played.
+    pub(super) fn remember_token(&self, hash: String, seat: (Uuid, u8)) {
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        if tokens.len() >= CACHED_TOKENS {
+            tokens.clear();
+        }
+        tokens.insert(hash, seat);
+    }
+
+    /// Checks a bearer token against the game: no token is a spectator.
+    pub async fn authenticate(&self, game: Uuid, token: Option<&str>) -> Result<Caller> {
+        let Some(token) = token else {
+            return Ok(Caller::Spectator);
+        };
+        let hash = token_hash(token);
+        let cached = self
+            .tokens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&hash)
+            .copied();
+        let found = match cached {
+            Some(found) => Some(found),
+            None => {
+                let found = self.store.seat_for_token(&hash).await?;
+                if let Some(found) = found {
+                    self.remember_token(hash, found);
+                }
+                found
+            }
+        };
+        match found {
+            None => Err(ServiceError::Unauthorized("this token belongs to no seat")),
+            Some((id, _)) if id != game => Err(ServiceError::WrongGame),
+            Some((_, seat)) => Ok(Caller::Seat(seat)),
+        }
+    }
+}

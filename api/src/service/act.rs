@@ -1,0 +1,121 @@
+//! Making a move: decide from the cached table, seal, append, apply, answer with a receipt.
+
+use super::*;
+
+impl Parlour {
+    /// Makes a move for `caller`'s seat and answers with their new view.
+    pub async fn act(&self, id: Uuid, caller: Caller, request: Move) -> Result<GameView> {
+        let Caller::Seat(seat) = caller else {
+            return Err(ServiceError::Unauthorized(
+                "a move needs the seat's bearer token",
+            ));
+        };
+        let fingerprint = hex::encode(Sha256::digest(
+            chain::canonical_json(&request.action).as_bytes(),
+        ));
+        let slot = self.slot(id);
+        // A move is decided from the cached table as it stands: if another instance moved the
+        // game since, the append collides, or the table refuses a move that is in fact legal
+        // now; only then is it worth asking the store where the log ends.
+        let mut freshness = Freshness::Cached;
+        for _ in 0..APPEND_ATTEMPTS {
+            let mut guard = slot.game.lock().await;
+            let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
+            if let Some(key) = &request.idempotency_key {
+                if let Some(first) = self.store.idempotent_move(id, seat, key).await? {
+                    if first.fingerprint != fingerprint {
+                        return Err(ServiceError::KeyReused);
+                    }
+                    drop(guard);
+                    let mut view = self.state_at(id, caller, first.version).await?;
+                    view.receipt = self.receipt_at(id, first.version).await?;
+                    return Ok(view);
+                }
+            }
+            if let Some(expected) = request.if_match {
+                if expected != loaded.version && freshness == Freshness::Cached {
+                    freshness = Freshness::AtHead;
+                    continue;
+                }
+                if expected != loaded.version {
+                    return Err(ServiceError::Stale {
+                        expected,
+                        current: loaded.version,
+                    });
+                }
+            }
+            let first_seq = loaded.version + 1;
+            let decision = match loaded.sitting.decide(
+                Seat(seat),
+                &request.action,
+                &mut Chance::new(loaded.record.seed, first_seq),
+            ) {
+                Ok(decision) => decision,
+                // A body that is no move of this game is refused whatever the game's state.
+                Err(refused @ Refused::Malformed(_)) => return Err(refused.into()),
+                Err(_) if freshness == Freshness::Cached => {
+                    freshness = Freshness::AtHead;
+                    continue;
+                }
+                Err(refused) => return Err(refused.into()),
+            };
+            // The log keeps the action as the game parsed it, not the body as sent.
+            let events = chain_events(
+                &loaded.record,
+                &decision.events,
+                first_seq,
+                Some(seat),
+                decision.action.as_ref(),
+                &loaded.head_hash,
+            )?;
+            let version = loaded.version + events.len() as u64;
+            if version > self.max_events {
+                return Err(ServiceError::LogFull {
+                    limit: self.max_events,
+                });
+            }
+            let key = request.idempotency_key.as_ref().map(|key| IdempotentMove {
+                seat,
+                key: key.clone(),
+                fingerprint: fingerprint.clone(),
+                version,
+            });
+            match self.append_batch(loaded, &events, key.as_ref()).await {
+                Ok(Appended::Recorded) => {
+                    loaded.sitting.rules.apply(decision);
+                    loaded.version = version;
+                    loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+                    let mut view = game_view(loaded, &loaded.sitting, version, caller);
+                    view.receipt = Some(self.signer.sign(id, version, &loaded.head_hash));
+                    return Ok(view);
+                }
+                Ok(Appended::LostRace) => {
+                    // Someone else wrote first: the log is the truth, so catch up with it.
+                    // The next attempt re-checks If-Match and the key against the new version.
+                    tracing::info!(game = %id, "append lost a race; catching up with the log");
+                    freshness = Freshness::AtHead;
+                }
+                Err(unknown @ ServiceError::OutcomeUnknown { .. }) => {
+                    // The move may be in the log although we could not hear so: forget the
+                    // cached table, so that the next request reads the truth from the log.
+                    *guard = None;
+                    return Err(unknown);
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Err(ServiceError::Conflict)
+    }
+
+    /// The receipt for the log as it stood at `version`, re-signed from the stored hash (an
+    /// Ed25519 signature is deterministic, so it is the receipt first given).
+    pub(super) async fn receipt_at(&self, id: Uuid, version: u64) -> Result<Option<Receipt>> {
+        let event = self
+            .store
+            .events(id, version.saturating_sub(1), Some(1))
+            .await?;
+        Ok(event
+            .first()
+            .map(|event| self.signer.sign(id, event.seq, &event.hash)))
+    }
+}

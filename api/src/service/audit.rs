@@ -1,0 +1,228 @@
+//! The audit: the chain, a replay of every batch, and once the game is over the seed.
+
+use super::*;
+
+impl Parlour {
+    /// Re-checks the hash chain, replays every batch through the engine (re-deciding each
+    /// recorded action and comparing the events it gives with the ones stored), and once the
+    /// game is over reveals the seed and checks it against the commitment and every shuffle.
+    pub async fn audit(&self, id: Uuid) -> Result<AuditReport> {
+        let (record, engine) = self.record_of(id).await?;
+        let events = self.store.events(id, 0, None).await?;
+        let recorded_head = self.store.head(id).await?;
+        let mut failures = Vec::new();
+
+        let head_hash = match chain::verify(&record, &events) {
+            Ok(head) => head,
+            Err((seq, detail)) => {
+                failures.push(AuditFailure {
+                    check: "chain".into(),
+                    seq: Some(seq),
+                    detail,
+                });
+                events.last().map(|e| e.hash.clone()).unwrap_or_default()
+            }
+        };
+        let length = events.len() as u64;
+        match recorded_head {
+            Some((version, hash)) if version != length || hash != head_hash => {
+                failures.push(AuditFailure {
+                    check: "chain".into(),
+                    seq: Some(version),
+                    detail: format!(
+                        "the log ends at event {length}, but the store recorded its end at event {version} with another hash: events were removed"
+                    ),
+                });
+            }
+            None if record.chain >= 2 => failures.push(AuditFailure {
+                check: "chain".into(),
+                seq: None,
+                detail: "the store has no record of where the log ends".into(),
+            }),
+            _ => {}
+        }
+        let chain_ok = failures.is_empty();
+
+        let (finished, replay_failure) = replay(engine, &record, &events);
+        let replay_ok = replay_failure.is_none();
+        failures.extend(replay_failure);
+
+        let seed_ok = if finished {
+            let mut ok = chain::commitment_holds(&record);
+            if !ok {
+                failures.push(AuditFailure {
+                    check: "seed".into(),
+                    seq: None,
+                    detail: "the seed does not hash to the published commitment".into(),
+                });
+            }
+            for event in &events {
+                if !every_shuffle_verifies(&record.seed, &event.data) {
+                    ok = false;
+                    failures.push(AuditFailure {
+                        check: "seed".into(),
+                        seq: Some(event.seq),
+                        detail: "a recorded shuffle is not the one the seed gives".into(),
+                    });
+                }
+            }
+            Some(ok)
+        } else {
+            None
+        };
+        Ok(AuditReport {
+            chain: record.chain,
+            chain_ok,
+            replay_ok,
+            seed_ok,
+            seed: finished.then(|| record.seed.to_hex()),
+            salt: record.salt.filter(|_| finished).map(hex::encode),
+            seed_commitment: record.seed_commitment.clone(),
+            // A format-1 head hash is as revealing as any of its links (see `events`).
+            head_hash: (finished || record.chain >= 2).then_some(head_hash),
+            events: length,
+            failures,
+        })
+    }
+}
+
+/// Replays the log batch by batch; returns whether the replayed game is over and the first
+/// batch that did not replay.
+pub(super) fn replay(
+    engine: &'static dyn Engine,
+    record: &GameRecord,
+    events: &[StoredEvent],
+) -> (bool, Option<AuditFailure>) {
+    let fail = |seq: Option<u64>, detail: String| AuditFailure {
+        check: "replay".into(),
+        seq,
+        detail,
+    };
+    let mut sitting = match engine.open(&record.players, &record.options) {
+        Ok(rules) => Sitting::new(rules, record.players.len()),
+        Err(e) => {
+            return (
+                false,
+                Some(fail(None, format!("the game cannot be set up again: {e}"))),
+            )
+        }
+    };
+    let mut next = 0usize;
+    while next < events.len() {
+        let first = &events[next];
+        if next > 0 && TableEvent::is_table_kind(&first.kind) {
+            // A table event is one entry of its own, checked by the framework's rules for it
+            // at the point of the log where it stands.
+            let admitted = TableEvent::from_recorded(&recorded(first))
+                .map_err(|e| e.to_string())
+                .and_then(|event| {
+                    if first.command.is_some() {
+                        return Err("a table event records no action".to_string());
+                    }
+                    sitting.admit(&event).map_err(|e| e.to_string())?;
+                    Ok(event)
+                });
+            match admitted {
+                Ok(event) => sitting.table.apply(&event),
+                Err(detail) => {
+                    return (
+                        sitting.is_over(),
+                        Some(fail(
+                            Some(first.seq),
+                            format!("the table event cannot stand here: {detail}"),
+                        )),
+                    )
+                }
+            }
+            next += 1;
+            continue;
+        }
+        let mut chance = Chance::new(record.seed, first.seq);
+        let decision = if next == 0 {
+            Ok(sitting.rules.start(&mut chance))
+        } else {
+            match (&first.command, first.actor) {
+                // Format-1 logs recorded the body as sent; it replays as leniently as it was
+                // accepted. Format-2 logs record the canonical action, which parses strictly.
+                (Some(_), Some(_)) if sitting.table.ended().is_some() => {
+                    return (
+                        true,
+                        Some(fail(
+                            Some(first.seq),
+                            "a move is recorded after the game was ended at the table".into(),
+                        )),
+                    )
+                }
+                (Some(command), Some(actor)) if record.chain == 1 => {
+                    sitting
+                        .rules
+                        .decide_legacy(Seat(actor), command, &mut chance)
+                }
+                (Some(command), Some(actor)) => sitting.decide(Seat(actor), command, &mut chance),
+                _ => {
+                    return (
+                        sitting.is_over(),
+                        Some(fail(
+                            Some(first.seq),
+                            "this event opens a batch but records no action".into(),
+                        )),
+                    )
+                }
+            }
+        };
+        let decision = match decision {
+            Ok(decision) => decision,
+            Err(refused) => {
+                return (
+                    sitting.is_over(),
+                    Some(fail(
+                        Some(first.seq),
+                        format!("the recorded action is refused on replay: {refused}"),
+                    )),
+                )
+            }
+        };
+        let stored = &events[next..(next + decision.events.len()).min(events.len())];
+        let same = stored.len() == decision.events.len()
+            && stored
+                .iter()
+                .zip(&decision.events)
+                .all(|(s, d)| s.kind == d.kind && s.data == d.data);
+        if !same {
+            return (
+                sitting.is_over(),
+                Some(fail(
+                    Some(first.seq),
+                    "the engine gives different events for the recorded action".into(),
+                )),
+            );
+        }
+        next += decision.events.len();
+        sitting.rules.apply(decision);
+    }
+    (sitting.is_over(), None)
+}
+
+/// Finds every recorded `{"stream", "order"}` shuffle in an event and re-runs it.
+pub(super) fn every_shuffle_verifies(seed: &Seed, data: &Value) -> bool {
+    match data {
+        Value::Object(map) => {
+            if let (Some(Value::Number(stream)), Some(Value::Array(order)), 2) =
+                (map.get("stream"), map.get("order"), map.len())
+            {
+                if let Some(stream) = stream.as_u64() {
+                    return verify_shuffle(
+                        seed,
+                        &Shuffled {
+                            stream,
+                            order: order.clone(),
+                        },
+                    );
+                }
+            }
+            map.values().all(|v| every_shuffle_verifies(seed, v))
+        }
+        Value::Array(items) => items.iter().all(|v| every_shuffle_verifies(seed, v)),
+        _ => true,
+    }
+}

@@ -1,0 +1,99 @@
+//! Creating a game: check the table, deal, seal the opening, store it, hand out tokens.
+
+use super::*;
+
+impl Parlour {
+    /// Creates a game: checks the table, deals, stores it, and hands out one token per seat.
+    pub async fn create_game(&self, request: NewGame) -> Result<CreatedGame> {
+        let engine = engine_for(&request.game)?;
+        let players: Vec<Player> = request
+            .players
+            .iter()
+            .map(|p| Player {
+                name: p.name.trim().to_string(),
+            })
+            .collect();
+        for player in &players {
+            check_name(&player.name)?;
+        }
+        let options = request.options.unwrap_or_else(|| Value::Object(Map::new()));
+        if !options.is_object() {
+            return Err(ServiceError::Setup(SetupError::Options(
+                "options must be a JSON object".into(),
+            )));
+        }
+        let mut table = engine.open(&players, &options)?;
+        let seed = match &request.seed {
+            Some(text) => {
+                Seed::from_hex(text).map_err(|e| ServiceError::BadRequest(e.to_string()))?
+            }
+            None => Seed(random_bytes()?),
+        };
+        // The salt is the server's own secret even when the creator chose the seed: it hides
+        // the seed in the commitment and the cards in every hash until the game is over.
+        let salt = random_bytes()?;
+        let record = GameRecord {
+            id: Uuid::now_v7(),
+            game: engine.describe().id.to_string(),
+            players: players.clone(),
+            options,
+            seed,
+            seed_commitment: chain::seed_commitment(&seed, &salt),
+            created_at: store::now(),
+            chain: chain::CURRENT_FORMAT,
+            salt: Some(salt),
+            rules_version: RULES_VERSION,
+        };
+        let opening = table.start(&mut Chance::new(seed, 1));
+        let events = chain_events(
+            &record,
+            &opening.events,
+            1,
+            None,
+            None,
+            &chain::genesis_hash(&record),
+        )?;
+        let mut seats = Vec::with_capacity(players.len());
+        let mut credentials = Vec::with_capacity(players.len());
+        for (i, player) in players.iter().enumerate() {
+            let token = hex::encode(random_bytes()?);
+            credentials.push(SeatCredential {
+                seat: i as u8,
+                name: player.name.clone(),
+                token_hash: token_hash(&token),
+            });
+            seats.push(CreatedSeat {
+                seat: i as u8,
+                name: player.name.clone(),
+                token,
+            });
+        }
+        self.store
+            .create_game(&record, &credentials, &events)
+            .await?;
+        table.apply(opening);
+        let version = events.len() as u64;
+        let head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+        let created = CreatedGame {
+            receipt: self.signer.sign(record.id, version, &head_hash),
+            id: record.id,
+            game: record.game.clone(),
+            version,
+            seed_commitment: record.seed_commitment.clone(),
+            options: record.options.clone(),
+            seats,
+        };
+        for c in &credentials {
+            self.remember_token(c.token_hash.clone(), (record.id, c.seat));
+        }
+        let slot = self.slot(record.id);
+        *slot.game.lock().await = Some(Loaded {
+            record: Arc::new(record),
+            engine,
+            sitting: Sitting::new(table, players.len()),
+            version,
+            head_hash,
+        });
+        Ok(created)
+    }
+}

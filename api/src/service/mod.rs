@@ -1,0 +1,370 @@
+//! Parlour's use cases: create a game, show it to a viewer, make a move, read the log, audit.
+//!
+//! Handlers call exactly one function here. The hot path of a move is: find the game's table
+//! in memory (folding its log only on first use), decide, append the batch in one statement,
+//! apply it, answer. The log stays the truth: a cached table is dropped and rebuilt whenever
+//! an append finds that someone else wrote first.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use parlour_domain::catalog;
+use parlour_domain::chance::{verify_shuffle, Shuffled};
+use parlour_domain::table_events::{Sitting, TableEvent};
+use parlour_domain::{
+    Chance, Description, Engine, Player, Recorded, Refused, Seat, Seed, SetupError, Viewer,
+};
+use rand_core::{OsRng, TryRngCore};
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use crate::chain;
+use crate::dto::{
+    AuditFailure, AuditReport, CreatedGame, CreatedSeat, CreationRecord, EventPage, GameEvent,
+    GameFile, GameView, LogHead, NewGame, Status, StoredGameEvent,
+};
+use crate::receipts::{Receipt, Signer};
+use crate::store::{
+    self, Committed, EventStore, GameRecord, IdempotentMove, OutboxMessage, SeatCredential,
+    StoreError, StoredEvent,
+};
+
+/// Everything that can stop a use case, in the service's words; `error.rs` maps each to HTTP.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// No game has this id.
+    #[error("there is no game {0}")]
+    GameNotFound(Uuid),
+    /// The catalogue has no such game.
+    #[error("Parlour does not offer a game called {0:?}")]
+    UnknownGame(String),
+    /// The table cannot be set up as asked.
+    #[error("{0}")]
+    Setup(#[from] SetupError),
+    /// A request field is malformed.
+    #[error("{0}")]
+    BadRequest(String),
+    /// No bearer token, or one that belongs to no seat.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    /// The token belongs to a seat of another game.
+    #[error("this token is for a seat in another game")]
+    WrongGame,
+    /// The move was refused.
+    #[error("{0}")]
+    Refused(#[from] Refused),
+    /// `If-Match` named a version that is no longer current.
+    #[error("the game is at version {current}, not {expected}")]
+    Stale {
+        /// The version the client expected.
+        expected: u64,
+        /// The current version.
+        current: u64,
+    },
+    /// An `Idempotency-Key` was reused for a different move.
+    #[error("this Idempotency-Key was already used for a different move")]
+    KeyReused,
+    /// Another move kept winning the race.
+    #[error("another move was recorded at the same time; fetch the game and try again")]
+    Conflict,
+    /// Games chosen for statistics that cannot be counted together.
+    #[error("{0}")]
+    Selection(String),
+    /// What was asked for exists only once the game is over.
+    #[error("{0}")]
+    InProgress(&'static str),
+    /// The export or score-sheet does not exist for this game.
+    #[error("{0}")]
+    NoSuchDocument(String),
+    /// The database is not answering; worth retrying shortly.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The database stopped answering while a move was being recorded: it may or may not have
+    /// been. `keyed` says whether the move carried an `Idempotency-Key` (a safe retry).
+    #[error("the database stopped answering while the move was being recorded: {reason}")]
+    OutcomeUnknown {
+        /// What went wrong, for the log.
+        reason: String,
+        /// Whether the move was sent with an `Idempotency-Key`.
+        keyed: bool,
+    },
+    /// The move would take the game's log past its length limit.
+    #[error("the game's log has reached its limit of {limit} events; it cannot go further")]
+    LogFull {
+        /// The most events one game may have.
+        limit: u64,
+    },
+    /// The framework's rules for table events do not admit this one now.
+    #[error("{0}")]
+    TableRefused(parlour_domain::table_events::TableRefusal),
+    /// The store failed, or holds something the engine cannot read.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Conflict => ServiceError::Conflict,
+            StoreError::Unavailable { reason, .. } => ServiceError::Unavailable(reason),
+            other => ServiceError::Internal(other.to_string()),
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, ServiceError>;
+
+mod access;
+mod act;
+mod audit;
+mod cache;
+mod create;
+mod documents;
+mod read;
+mod table;
+
+use cache::{open_sitting, Freshness, Loaded, Slot};
+use read::game_view;
+
+/// How many games stay in memory before the least recently created slots are dropped.
+const CACHED_GAMES: usize = 20_000;
+/// How many seat tokens stay in memory.
+const CACHED_TOKENS: usize = 100_000;
+/// How many times a move is re-decided after losing a race to another writer.
+const APPEND_ATTEMPTS: usize = 3;
+/// The rules version games are created under now; a game replays under its own.
+pub const RULES_VERSION: u32 = 1;
+/// The shape version every entry is written with now (`StoredEvent::version`). When an
+/// entry's shape changes, this rises and `recorded` learns to upcast the older shapes.
+pub const CURRENT_EVENT_VERSION: u16 = 1;
+/// Longest long-poll.
+pub const MAX_WAIT_SECONDS: u64 = 60;
+
+/// The service behind every handler.
+pub struct Parlour {
+    store: Arc<dyn EventStore>,
+    /// Signs the receipt of every accepted move.
+    signer: Arc<Signer>,
+    slots: Mutex<HashMap<Uuid, Arc<Slot>>>,
+    tokens: Mutex<HashMap<String, (Uuid, u8)>>,
+    /// The most events one game's log may hold.
+    max_events: u64,
+    /// What durable work follows a commit, written with it (`workers::outbox`).
+    after_commit: Vec<Arc<dyn AfterCommit>>,
+}
+
+/// How an append went, when it did not fail outright.
+enum Appended {
+    /// The batch is in the log.
+    Recorded,
+    /// Another writer took the position first; nothing was written.
+    LostRace,
+}
+
+/// Decides what durable work must follow a batch of entries once it is committed. The
+/// messages are written in the same transaction as the entries, so neither is ever kept
+/// without the other, and `workers::outbox` does each at least once after the commit.
+pub trait AfterCommit: Send + Sync {
+    /// The messages that must follow `entries`, about to be appended to `game`'s log.
+    fn durable_work(&self, game: &GameRecord, entries: &[StoredEvent]) -> Vec<OutboxMessage>;
+}
+
+/// Who is asking, once their token has been checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// No token: sees what a spectator sees.
+    Spectator,
+    /// The holder of this seat's token.
+    Seat(u8),
+}
+
+impl Caller {
+    fn viewer(self) -> Viewer {
+        match self {
+            Caller::Spectator => Viewer::Spectator,
+            Caller::Seat(seat) => Viewer::Seat(Seat(seat)),
+        }
+    }
+}
+
+/// One message of a game's stream of views.
+#[derive(Debug, Clone)]
+pub enum Update {
+    /// The game as the caller sees it now.
+    View(Box<GameView>),
+    /// Nothing happened for a while; the connection is still alive.
+    KeepAlive,
+}
+
+/// A move as received.
+pub struct Move {
+    /// The action body.
+    pub action: Value,
+    /// The version the client decided from (`If-Match`).
+    pub if_match: Option<u64>,
+    /// The client's retry key (`Idempotency-Key`).
+    pub idempotency_key: Option<String>,
+}
+
+fn random_bytes() -> Result<[u8; 32]> {
+    let mut bytes = [0u8; 32];
+    OsRng
+        .try_fill_bytes(&mut bytes)
+        .map_err(|e| ServiceError::Internal(format!("the operating system's RNG failed: {e}")))?;
+    Ok(bytes)
+}
+
+/// The stored form of a bearer token.
+pub fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+fn engine_for(game: &str) -> Result<&'static dyn Engine> {
+    catalog::engine(game).ok_or_else(|| ServiceError::UnknownGame(game.to_string()))
+}
+
+fn corrupt(error: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Internal(format!("the stored game cannot be rebuilt: {error}"))
+}
+
+/// Turns decided events into stored ones, sealing and chaining them from `head_hash` in the
+/// game's chain format.
+fn chain_events(
+    record: &GameRecord,
+    decided: &[Recorded],
+    first_seq: u64,
+    actor: Option<u8>,
+    command: Option<&Value>,
+    head_hash: &str,
+) -> Result<Vec<StoredEvent>> {
+    let at = store::now();
+    let mut prev = head_hash.to_string();
+    let mut events = Vec::with_capacity(decided.len());
+    for (i, event) in decided.iter().enumerate() {
+        let mut stored = StoredEvent {
+            seq: first_seq + i as u64,
+            kind: event.kind.clone(),
+            actor,
+            data: event.data.clone(),
+            command: if i == 0 { command.cloned() } else { None },
+            at,
+            sealed: None,
+            prev_hash: prev.clone(),
+            hash: String::new(),
+            version: CURRENT_EVENT_VERSION,
+        };
+        chain::link(record, &mut stored).map_err(corrupt)?;
+        prev = stored.hash.clone();
+        events.push(stored);
+    }
+    Ok(events)
+}
+
+/// Player names are shown to everyone and kept in the log for ever: printable text only.
+fn check_name(name: &str) -> Result<()> {
+    let length = name.chars().count();
+    if name.is_empty() || length > 64 || name.chars().any(char::is_control) {
+        return Err(ServiceError::BadRequest(format!(
+            "a player's name must be 1 to 64 printable characters, not {name:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads a stored entry as the game or the table knows it, upcasting an older shape first.
+/// Every entry has shape version 1 so far; an entry of a version this server does not know
+/// (written by a newer one) is refused rather than misread.
+fn recorded(event: &StoredEvent) -> Recorded {
+    Recorded {
+        kind: event.kind.clone(),
+        data: event.data.clone(),
+    }
+}
+
+/// Checks that every entry's shape version is one this server reads.
+fn readable(events: &[StoredEvent]) -> Result<()> {
+    match events.iter().find(|e| e.version != CURRENT_EVENT_VERSION) {
+        Some(event) => Err(corrupt(format!(
+            "event {} has shape version {}, and this server reads only version {CURRENT_EVENT_VERSION}",
+            event.seq, event.version
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl Parlour {
+    /// The service over a store.
+    pub fn new(store: Arc<dyn EventStore>, signer: Arc<Signer>) -> Self {
+        Parlour {
+            store,
+            signer,
+            slots: Mutex::new(HashMap::new()),
+            tokens: Mutex::new(HashMap::new()),
+            max_events: crate::limits::MAX_EVENTS_PER_GAME,
+            after_commit: Vec::new(),
+        }
+    }
+
+    /// The same service, writing `policy`'s durable work with every batch it appends.
+    pub fn with_after_commit(mut self, policy: Arc<dyn AfterCommit>) -> Self {
+        self.after_commit.push(policy);
+        self
+    }
+
+    /// Appends a batch decided from `loaded`, with the durable work that must follow it, in
+    /// one transaction. A lost race is the caller's to retry; a write that may have committed
+    /// unheard is `OutcomeUnknown`, and the caller must drop its cached table.
+    async fn append_batch(
+        &self,
+        loaded: &Loaded,
+        events: &[StoredEvent],
+        key: Option<&IdempotentMove>,
+    ) -> Result<Appended> {
+        let work: Vec<OutboxMessage> = self
+            .after_commit
+            .iter()
+            .flat_map(|policy| policy.durable_work(&loaded.record, events))
+            .collect();
+        match self
+            .store
+            .append_with_outbox(loaded.record.id, events, key, &work)
+            .await
+        {
+            Ok(()) => Ok(Appended::Recorded),
+            Err(StoreError::Conflict) => Ok(Appended::LostRace),
+            Err(StoreError::Unavailable {
+                reason,
+                maybe_written: true,
+            }) => Err(ServiceError::OutcomeUnknown {
+                reason,
+                keyed: key.is_some(),
+            }),
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    /// The same service with another cap on events per game (tests use a small one).
+    pub fn with_max_events(mut self, max_events: u64) -> Self {
+        self.max_events = max_events;
+        self
+    }
+
+    /// Every game offered.
+    pub fn catalog(&self) -> Vec<Description> {
+        catalog::engines().iter().map(|e| e.describe()).collect()
+    }
+
+    /// One game's catalogue entry and its cards.
+    pub fn catalog_entry(&self, game: &str) -> Result<(Description, Value)> {
+        let engine = engine_for(game)?;
+        Ok((engine.describe(), engine.cards()))
+    }
+
+    /// Whether the database answers.
+    pub async fn ready(&self) -> Result<()> {
+        Ok(self.store.ping().await?)
+    }
+}

@@ -1,0 +1,229 @@
+//! Reading a game: the view, long-polls and streams of views, the log, earlier states.
+
+use super::*;
+
+impl Parlour {
+    /// The game as `caller` sees it now.
+    pub async fn view(&self, id: Uuid, caller: Caller) -> Result<GameView> {
+        self.with_game(id, |loaded| {
+            game_view(loaded, &loaded.sitting, loaded.version, caller)
+        })
+        .await
+    }
+
+    /// Waits until the game moves past `known` (or `wait` passes), then shows it to `caller`.
+    /// Returns `None` when nothing changed in time.
+    pub async fn view_when_changed(
+        &self,
+        id: Uuid,
+        caller: Caller,
+        known: u64,
+        wait: Duration,
+    ) -> Result<Option<GameView>> {
+        let deadline = tokio::time::Instant::now() + wait;
+        // Subscribed before looking, so a commit between the look and the wait still wakes it.
+        let mut changes = self.slot(id).changes.subscribe();
+        loop {
+            // Each look catches up with the log; the bus (`bus.rs`) wakes the wait for every
+            // commit to this game, made through this instance or any other.
+            let current = self.with_game(id, |loaded| loaded.version).await?;
+            if current != known {
+                return self.view(id, caller).await.map(Some);
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            match tokio::time::timeout(deadline - now, changes.changed()).await {
+                Ok(Ok(())) => {}
+                // The slot was dropped from the cache; watch the one that replaces it.
+                Ok(Err(_)) => changes = self.slot(id).changes.subscribe(),
+                Err(_) => return Ok(None),
+            }
+        }
+    }
+
+    /// Every view `caller` should see from now on: the current one, then one each time the game
+    /// moves, with a `KeepAlive` after each quiet `heartbeat`; it ends after the final view.
+    pub async fn updates(
+        self: Arc<Self>,
+        id: Uuid,
+        caller: Caller,
+        heartbeat: Duration,
+    ) -> Result<impl futures_util::Stream<Item = Update>> {
+        let first = self.view(id, caller).await?;
+        let start = (self, Some(Update::View(Box::new(first))), None::<u64>);
+        Ok(futures_util::stream::unfold(
+            start,
+            move |(service, pending, known)| async move {
+                let update = match pending {
+                    Some(update) => update,
+                    None => {
+                        let known = known?;
+                        match service
+                            .view_when_changed(id, caller, known, heartbeat)
+                            .await
+                        {
+                            Ok(Some(view)) => Update::View(Box::new(view)),
+                            Ok(None) => Update::KeepAlive,
+                            Err(_) => return None,
+                        }
+                    }
+                };
+                let known = match &update {
+                    // After the final view there is nothing more to wait for.
+                    Update::View(view) if view.status == Status::Finished => None,
+                    Update::View(view) => Some(view.version),
+                    Update::KeepAlive => known,
+                };
+                Some((update, (service, None, known)))
+            },
+        ))
+    }
+
+    /// A page of the log as `caller` may see it: redacted while the game is in progress,
+    /// whole (with the actions that produced each batch) once it is over.
+    pub async fn events(
+        &self,
+        id: Uuid,
+        caller: Caller,
+        after: u64,
+        limit: u64,
+    ) -> Result<EventPage> {
+        let (engine, finished, version, format) = self
+            .with_game(id, |l| {
+                (l.engine, l.sitting.is_over(), l.version, l.record.chain)
+            })
+            .await?;
+        let stored = self.store.events(id, after, Some(limit)).await?;
+        let viewer = caller.viewer();
+        // A format-1 hash is taken over the hidden cards with no secret, so trying every
+        // candidate would find them: those links are shown only once the game is over.
+        let links_shown = finished || format >= 2;
+        let mut events = Vec::with_capacity(stored.len());
+        for event in stored {
+            // A table event holds nothing hidden: everyone sees it as it stands.
+            let data = if finished || TableEvent::is_table_kind(&event.kind) {
+                event.data
+            } else {
+                engine.redact(&recorded(&event), viewer).map_err(corrupt)?
+            };
+            events.push(GameEvent {
+                seq: event.seq,
+                kind: event.kind,
+                actor: event.actor,
+                data,
+                at: event.at,
+                sealed: event.sealed,
+                hash: links_shown.then_some(event.hash),
+                prev_hash: links_shown.then_some(event.prev_hash),
+                version: event.version,
+                command: if finished { event.command } else { None },
+            });
+        }
+        let next_after = events.last().map(|e| e.seq).filter(|seq| *seq < version);
+        Ok(EventPage {
+            id,
+            version,
+            status: if finished {
+                Status::Finished
+            } else {
+                Status::Active
+            },
+            events,
+            next_after,
+        })
+    }
+
+    /// The game as `caller` would have seen it just after event `at`.
+    pub async fn state_at(&self, id: Uuid, caller: Caller, at: u64) -> Result<GameView> {
+        let (record, engine, version) = self
+            .with_game(id, |l| (l.record.clone(), l.engine, l.version))
+            .await?;
+        if at > version {
+            return Err(ServiceError::BadRequest(format!(
+                "the game has {version} events; `at` must be between 0 and {version}"
+            )));
+        }
+        let mut sitting = open_sitting(engine, &record)?;
+        let events = self.store.events(id, 0, Some(at)).await?;
+        readable(&events)?;
+        for event in events {
+            sitting.apply_entry(&recorded(&event)).map_err(corrupt)?;
+        }
+        self.with_game(id, |loaded| game_view(loaded, &sitting, at, caller))
+            .await
+    }
+}
+
+pub(super) fn game_view(
+    loaded: &Loaded,
+    sitting: &Sitting,
+    version: u64,
+    caller: Caller,
+) -> GameView {
+    let viewer = caller.viewer();
+    let view = sitting.rules.view(viewer);
+    let outcome = sitting.outcome();
+    let to_act: Vec<u8> = sitting.to_act().iter().map(|s| s.0).collect();
+    let seats = view
+        .seats
+        .into_iter()
+        .enumerate()
+        .map(|(i, public)| {
+            let mut seat = Map::new();
+            seat.insert("seat".into(), json!(i));
+            seat.insert(
+                "name".into(),
+                json!(loaded
+                    .record
+                    .players
+                    .get(i)
+                    .map(|p| p.name.as_str())
+                    .unwrap_or("")),
+            );
+            match public {
+                Value::Object(map) => seat.extend(map),
+                Value::Null => {}
+                other => {
+                    seat.insert("state".into(), other);
+                }
+            }
+            Value::Object(seat)
+        })
+        .collect();
+    let (you, legal_actions) = match caller {
+        Caller::Spectator => (None, Vec::new()),
+        Caller::Seat(seat) => {
+            let mut you = Map::new();
+            you.insert("seat".into(), json!(seat));
+            match view.private {
+                Some(Value::Object(map)) => you.extend(map),
+                Some(other) => {
+                    you.insert("private".into(), other);
+                }
+                None => {}
+            }
+            (Some(Value::Object(you)), sitting.legal_actions(Seat(seat)))
+        }
+    };
+    GameView {
+        id: loaded.record.id,
+        game: loaded.record.game.clone(),
+        options: loaded.record.options.clone(),
+        rules_version: loaded.record.rules_version,
+        receipt: None,
+        status: if outcome.is_some() {
+            Status::Finished
+        } else {
+            Status::Active
+        },
+        version,
+        to_act,
+        seats,
+        public: view.public,
+        you,
+        legal_actions,
+        result: outcome,
+    }
+}
