@@ -21,7 +21,9 @@ use crate::game::{
 };
 
 pub mod cricsheet;
+pub mod figures;
 pub mod pack;
+pub mod points;
 pub mod scoresheet;
 pub mod stats;
 
@@ -1712,7 +1714,7 @@ impl Game for Googly {
     fn outcome(state: &State) -> Option<Value> {
         let result = state.result?;
         let game = &state.game;
-        let points = stats::championship_points(state);
+        let points = points::championship_points(state);
         let winners: Vec<Seat> = match result {
             MatchResult::Won { side, .. } => game.team(side).seats.clone(),
             _ => vec![],
