@@ -63,6 +63,96 @@ impl Refused {
     }
 }
 
+/// A move the framework refuses before any game's own `decide` sees it: these two rules are
+/// the same for every game, so they are written once, here, with one name each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutOfTurn {
+    /// The game has an outcome: no seat moves again.
+    #[error("the game is over")]
+    GameOver,
+    /// The seat is not one the game is waiting for.
+    #[error("it is not your move: {}", waiting_for(.to_act))]
+    NotYourMove {
+        /// The seats the game is waiting for.
+        to_act: Vec<Seat>,
+    },
+}
+
+fn waiting_for(seats: &[Seat]) -> String {
+    match seats {
+        [] => String::from("the game is waiting for no one"),
+        seats => {
+            let seats: Vec<String> = seats.iter().map(Seat::to_string).collect();
+            format!("the game is waiting for {}", seats.join(" and "))
+        }
+    }
+}
+
+impl Refusal for OutOfTurn {
+    fn kind(&self) -> RefusalKind {
+        RefusalKind::NotYourMove
+    }
+
+    fn rule(&self) -> &'static str {
+        match self {
+            OutOfTurn::GameOver => "game-over",
+            OutOfTurn::NotYourMove { .. } => "not-your-move",
+        }
+    }
+}
+
+/// Why a move was refused on the typed path: by the framework, or by one of the game's rules.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveRefused<E> {
+    /// Out of turn, or after the end: refused before the game was asked.
+    #[error(transparent)]
+    OutOfTurn(OutOfTurn),
+    /// The game's own rules forbid it.
+    #[error(transparent)]
+    Rule(E),
+}
+
+impl<E: Refusal> Refusal for MoveRefused<E> {
+    fn kind(&self) -> RefusalKind {
+        match self {
+            MoveRefused::OutOfTurn(refusal) => refusal.kind(),
+            MoveRefused::Rule(refusal) => refusal.kind(),
+        }
+    }
+
+    fn rule(&self) -> &'static str {
+        match self {
+            MoveRefused::OutOfTurn(refusal) => refusal.rule(),
+            MoveRefused::Rule(refusal) => refusal.rule(),
+        }
+    }
+}
+
+/// The framework's turn check: any move once the game has an outcome, and any move from a
+/// seat not in `to_act`, is refused here, so no game re-implements either.
+pub fn check_turn<G: Game>(state: &G::State, seat: Seat) -> Result<(), OutOfTurn> {
+    if G::outcome(state).is_some() {
+        return Err(OutOfTurn::GameOver);
+    }
+    let to_act = G::to_act(state);
+    if !to_act.contains(&seat) {
+        return Err(OutOfTurn::NotYourMove { to_act });
+    }
+    Ok(())
+}
+
+/// Decides a typed action the way every table does: the framework's turn check first, then
+/// the game's own `decide`. Changes nothing.
+pub fn decide<G: Game>(
+    state: &G::State,
+    seat: Seat,
+    action: &G::Action,
+    chance: &mut Chance,
+) -> Result<Vec<G::Event>, MoveRefused<G::Error>> {
+    check_turn::<G>(state, seat).map_err(MoveRefused::OutOfTurn)?;
+    G::decide(state, seat, action, chance).map_err(MoveRefused::Rule)
+}
+
 /// A stored event that does not fit the game: the log is corrupt or from another engine.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("event is not a valid {kind} event of this game: {reason}")]
@@ -289,7 +379,7 @@ impl<G: Game> Table for TableOf<G> {
         let (action, canonical) = parse_strictly::<G::Action>(action)
             .map_err(|error| Refused::Malformed(format!("not a move of this game: {error}")))?;
         let events =
-            G::decide(self.state(), seat, &action, chance).map_err(|e| Refused::from_rule(&e))?;
+            decide::<G>(self.state(), seat, &action, chance).map_err(|e| Refused::from_rule(&e))?;
         Ok(decision::<G>(events, Some(canonical)))
     }
 
@@ -302,7 +392,7 @@ impl<G: Game> Table for TableOf<G> {
         let typed: G::Action = serde_json::from_value(action.clone())
             .map_err(|error| Refused::Malformed(format!("not a move of this game: {error}")))?;
         let events =
-            G::decide(self.state(), seat, &typed, chance).map_err(|e| Refused::from_rule(&e))?;
+            decide::<G>(self.state(), seat, &typed, chance).map_err(|e| Refused::from_rule(&e))?;
         Ok(decision::<G>(events, Some(action.clone())))
     }
 

@@ -93,7 +93,8 @@ pub enum SetupError {
 /// How a refused move is to be understood by the player who tried it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusalKind {
-    /// The move may be fine, but it is not this seat's move now (or the game is over).
+    /// The move may be fine, but it is not this seat's move now (or the game is over): the
+    /// framework's [`crate::engine::OutOfTurn`] refusals.
     NotYourMove,
     /// The rules forbid this move.
     Forbidden,
@@ -175,8 +176,9 @@ pub trait Game: Sized + 'static {
     fn start(state: &Self::State, chance: &mut Chance) -> Vec<Self::Event>;
 
     /// Decides what happens when `seat` tries `action`. Never changes the state: a refused
-    /// move changes nothing. A seat that is not in `to_act` (or any seat once the game is
-    /// over) is refused with [`RefusalKind::NotYourMove`].
+    /// move changes nothing. The framework ([`crate::engine::decide`]) calls this only for a
+    /// seat in `to_act` of a game without an outcome: a move out of turn or after the end is
+    /// refused there, once for every game, so a game's own errors are its real rules.
     fn decide(
         state: &Self::State,
         seat: Seat,

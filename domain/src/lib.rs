@@ -19,7 +19,7 @@ pub mod playout;
 pub mod trio;
 
 pub use chance::{Chance, Seed, Shuffled};
-pub use engine::{Decision, Engine, Recorded, Refused, Table};
+pub use engine::{Decision, Engine, MoveRefused, OutOfTurn, Recorded, Refused, Table};
 pub use game::{
     Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View,
     Viewer,

@@ -19,7 +19,7 @@ use rand_core::{RngCore, SeedableRng};
 use serde_json::Value;
 
 use crate::chance::{Chance, Seed};
-use crate::engine::{parse_recorded, record, Recorded};
+use crate::engine::{decide, parse_recorded, record, Recorded};
 use crate::game::{Game, Refusal, RefusalKind, Seat, Setup, Viewer};
 
 /// What one playout did.
@@ -153,9 +153,9 @@ pub fn random_playout<G: Game>(
         check_refusals::<G>(&state, seat, &action, &to_act, players, game_seed, next_seq)?;
 
         let before = state.clone();
-        let events = G::decide(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
+        let events = decide::<G>(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
             .map_err(|e| format!("legal action {body} by {seat} refused: {e}"))?;
-        let again = G::decide(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
+        let again = decide::<G>(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
             .map_err(|e| format!("deciding {body} twice: {e}"))?;
         if events != again {
             return Err(format!("deciding {body} twice gave different events"));
@@ -208,7 +208,7 @@ fn check_refusals<G: Game>(
 ) -> Result<(), String> {
     let before = state.clone();
     for other in Seat::all(players).filter(|s| *s != seat && !to_act.contains(s)) {
-        match G::decide(state, other, action, &mut Chance::new(seed, next_seq)) {
+        match decide::<G>(state, other, action, &mut Chance::new(seed, next_seq)) {
             Ok(_) => return Err(format!("{other} made a move while not to act: {action:?}")),
             Err(e) if e.kind() != RefusalKind::NotYourMove => {
                 return Err(format!("{other} out of turn was told {e} ({:?})", e.kind()));

@@ -175,13 +175,13 @@ impl Card {
 }
 
 impl Serialize for Card {
-    pub(super) fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.id())
     }
 }
 
 impl<'de> Deserialize<'de> for Card {
-    pub(super) fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let id = String::deserialize(deserializer)?;
         Card::from_id(&id).ok_or_else(|| serde::de::Error::custom(format!("no card {id:?}")))
     }
@@ -211,13 +211,13 @@ impl BirdSet {
 }
 
 impl Serialize for BirdSet {
-    pub(super) fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.id())
     }
 }
 
 impl<'de> Deserialize<'de> for BirdSet {
-    pub(super) fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let id = String::deserialize(deserializer)?;
         BirdSet::all()
             .find(|s| s.id() == id)

@@ -8,7 +8,7 @@ mod cards;
 #[cfg(test)]
 mod tests;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::chance::{Chance, Shuffled};
@@ -18,8 +18,8 @@ use crate::game::{
 
 pub use cards::{BirdSet, Card};
 use cards::{
-    Hand, BIRDS_PER_SET, BIRD_CARDS, CARDS, CARD_IDS, DEFAULT_QUIET_ROUNDS, HAND, MAX_PLAYERS,
-    MIN_PLAYERS, OWL_NAMES, POINTS_PER_SET, ROW, SETS, SET_PRINTS,
+    Hand, BIRD_CARDS, CARDS, CARD_IDS, DEFAULT_QUIET_ROUNDS, HAND, MAX_PLAYERS, MIN_PLAYERS,
+    OWL_NAMES, POINTS_PER_SET, ROW, SETS, SET_PRINTS,
 };
 
 /// What a player wants done, while they are away, when someone asks them for a card.
@@ -533,12 +533,6 @@ pub enum Event {
 /// A move British Birds does not allow.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// Not this seat's move.
-    #[error("it is not your move: the game is waiting for {0}")]
-    NotYourMove(String),
     /// An answer is owed first.
     #[error("you have been asked for the {0}: answer first (rule 2b)")]
     AnswerFirst(&'static str),
@@ -582,16 +576,12 @@ pub enum RuleError {
 
 impl Refusal for RuleError {
     fn kind(&self) -> RefusalKind {
-        match self {
-            RuleError::GameOver | RuleError::NotYourMove(_) => RefusalKind::NotYourMove,
-            _ => RefusalKind::Forbidden,
-        }
+        // Out of turn and after the end are refused by the framework before `decide`.
+        RefusalKind::Forbidden
     }
 
     fn rule(&self) -> &'static str {
         match self {
-            RuleError::GameOver => "game-over",
-            RuleError::NotYourMove(_) => "not-your-move",
             RuleError::AnswerFirst(_) => "answer-the-ask",
             RuleError::NotAsked => "nobody-asked-you",
             RuleError::NotExposed(_) => "pick-up-an-exposed-card",
@@ -899,14 +889,6 @@ impl Game for BritishBirds {
         action: &Action,
         chance: &mut Chance,
     ) -> Result<Vec<Event>, RuleError> {
-        let to_act = match state.phase {
-            Phase::Over { .. } | Phase::Dealing => return Err(RuleError::GameOver),
-            Phase::Turn { seat } => seat,
-            Phase::Asked { asked, .. } => asked,
-        };
-        if seat != to_act {
-            return Err(RuleError::NotYourMove(to_act.to_string()));
-        }
         let mut batch = Batch::new(state);
         match action {
             Action::SetOwlPreference { preference } => {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::chance::Seed;
+use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::Player;
 
 fn setup(players: usize, options: Options) -> Setup<Options> {
@@ -114,15 +115,31 @@ fn after(state: &State, seat: u8, body: Value) -> State {
     play(state, seat, body).0
 }
 
-fn refused(state: &State, seat: u8, body: Value) -> RuleError {
-    match BritishBirds::decide(
+/// The move as every table decides it: the framework's turn check, then the game's rules.
+fn decided(state: &State, seat: u8, body: &Value) -> Result<Vec<Event>, MoveRefused<RuleError>> {
+    engine::decide::<BritishBirds>(
         state,
         Seat(seat),
         &action(body.clone()),
         &mut Chance::new(Seed([7; 32]), 50),
-    ) {
+    )
+}
+
+/// The rule of British Birds that refuses the move.
+fn refused(state: &State, seat: u8, body: Value) -> RuleError {
+    match decided(state, seat, &body) {
         Ok(events) => panic!("{body} by seat {seat} accepted: {events:?}"),
-        Err(e) => e,
+        Err(MoveRefused::Rule(e)) => e,
+        Err(MoveRefused::OutOfTurn(e)) => panic!("{body} by seat {seat} refused as {e}"),
+    }
+}
+
+/// The framework's refusal of a move out of turn or after the end.
+fn out_of_turn(state: &State, seat: u8, body: Value) -> OutOfTurn {
+    match decided(state, seat, &body) {
+        Ok(events) => panic!("{body} by seat {seat} accepted: {events:?}"),
+        Err(MoveRefused::OutOfTurn(e)) => e,
+        Err(MoveRefused::Rule(e)) => panic!("{body} by seat {seat} refused by the rules: {e}"),
     }
 }
 
@@ -373,8 +390,10 @@ fn picking_up_ends_the_turn_and_the_turn_passes_to_the_left() {
     let state = after(&three_players(), 0, pick_up("g-1"));
     assert_eq!(to_act(&state), [1]);
     assert_eq!(
-        refused(&state, 0, pick_up("g-2")),
-        RuleError::NotYourMove("seat 1".into())
+        out_of_turn(&state, 0, pick_up("g-2")),
+        OutOfTurn::NotYourMove {
+            to_act: vec![Seat(1)]
+        }
     );
     let state = after(&state, 1, pick_up("g-2"));
     assert_eq!(to_act(&state), [2]);
@@ -669,8 +688,8 @@ fn the_game_ends_when_all_eight_sets_are_laid() {
     );
     assert!(to_act(&state).is_empty());
     assert!(BritishBirds::legal_actions(&state, Seat(0)).is_empty());
-    assert_eq!(refused(&state, 1, pick_up("g-1")), RuleError::GameOver);
-    assert_eq!(RuleError::GameOver.kind(), RefusalKind::NotYourMove);
+    assert_eq!(out_of_turn(&state, 1, pick_up("g-1")), OutOfTurn::GameOver);
+    assert_eq!(OutOfTurn::GameOver.kind(), RefusalKind::NotYourMove);
 }
 
 // Rule 10.
@@ -809,8 +828,10 @@ fn a_player_who_answers_for_themselves_is_waited_for_whatever_they_hold() {
         .collect();
     assert_eq!(answers, [answer("not_held")]);
     assert_eq!(
-        refused(&missing, 0, pick_up("g-1")),
-        RuleError::NotYourMove("seat 1".into())
+        out_of_turn(&missing, 0, pick_up("g-1")),
+        OutOfTurn::NotYourMove {
+            to_act: vec![Seat(1)]
+        }
     );
     assert_eq!(
         refused(&missing, 1, pick_up("g-1")),
@@ -904,7 +925,7 @@ fn the_owl_preference_may_be_changed_once_at_your_turn_or_when_you_are_asked() {
 #[test]
 fn nobody_may_change_their_owl_preference_out_of_turn() {
     let state = two_players();
-    let error = refused(&state, 1, prefer("always_hand_over"));
+    let error = out_of_turn(&state, 1, prefer("always_hand_over"));
     assert_eq!(error.kind(), RefusalKind::NotYourMove);
     assert!(BritishBirds::legal_actions(&state, Seat(1)).is_empty());
 }

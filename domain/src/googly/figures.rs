@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::pack::Dismissal;
-use super::{State, ALL_OUT, BALLS_PER_OVER, ELEVEN};
+use super::pack::{Dismissal, Stroke};
+use super::{Phase, State, ALL_OUT, BALLS_PER_OVER, ELEVEN};
 
 /// Overs as a scorer writes them: `14.2` for 14 overs and 2 balls, `15` for 15 overs.
 pub fn overs(balls: u16) -> String {

@@ -713,12 +713,6 @@ pub enum Event {
 /// A broken rule, in a player's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// Not this seat's move.
-    #[error("it is not your move: the match is waiting for someone else")]
-    NotYourMove,
-    /// The match is over.
-    #[error("the match is over")]
-    MatchOver,
     /// The match is waiting for a different decision.
     #[error("the match is not waiting for that now: {0}")]
     NotNow(&'static str),
@@ -741,16 +735,12 @@ pub enum RuleError {
 
 impl Refusal for RuleError {
     fn kind(&self) -> RefusalKind {
-        match self {
-            RuleError::NotYourMove | RuleError::MatchOver => RefusalKind::NotYourMove,
-            _ => RefusalKind::Forbidden,
-        }
+        // Out of turn and after the match are refused by the framework before `decide`.
+        RefusalKind::Forbidden
     }
 
     fn rule(&self) -> &'static str {
         match self {
-            RuleError::NotYourMove => "not-your-move",
-            RuleError::MatchOver => "match-over",
             RuleError::NotNow(_) => "not-now",
             RuleError::UnknownPlayer(_) => "unknown-player",
             RuleError::BattingOrder => "batting-order-of-eleven",
@@ -1614,12 +1604,6 @@ impl Game for Googly {
         action: &Action,
         chance: &mut Chance,
     ) -> Result<Vec<Event>, RuleError> {
-        if state.phase == Phase::Finished {
-            return Err(RuleError::MatchOver);
-        }
-        if !state.seats_to_act().contains(&seat) {
-            return Err(RuleError::NotYourMove);
-        }
         let events = state.first_events(seat, action)?;
         Ok(state.carry_on(events, chance))
     }

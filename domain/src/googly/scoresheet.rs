@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::figures::ordinal;
 pub use super::figures::{overs, BattingLine, BowlingLine, Fall, HowOut, InningsCard, Partnership};
-use super::pack::{Dismissal, Stroke, Verdict};
+use super::pack::{Stroke, Verdict};
 use super::points::championship_points;
 use super::{
     Choice, Delivery, Due, Margin, MatchResult, Phase, State, Team, ALL_OUT, BALLS_PER_OVER,

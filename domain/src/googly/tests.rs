@@ -10,6 +10,7 @@ use super::scoresheet::{InningsCard, Scorecard};
 use super::stats::{self, BattingEntry, BowlingEntry, MatchRecord};
 use super::*;
 use crate::chance::{Chance, Seed, Shuffled};
+use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::{Game, Player, Seat, Setup, Viewer};
 
 // --- helpers --------------------------------------------------------------------------------
@@ -176,6 +177,15 @@ impl T {
             self.ev(event.clone());
         }
         Ok(events)
+    }
+
+    /// The framework's refusal of a move out of turn or after the match.
+    fn out_of_turn(&self, seat: u8, action: Action) -> OutOfTurn {
+        let mut chance = Chance::new(Seed([9; 32]), self.seq);
+        match engine::decide::<Googly>(&self.s, Seat(seat), &action, &mut chance) {
+            Err(MoveRefused::OutOfTurn(refusal)) => refusal,
+            other => panic!("seat {seat} {action:?} was not refused out of turn: {other:?}"),
+        }
     }
 
     fn as_(&mut self, seat: u8, action: Action) -> Vec<Event> {
@@ -787,7 +797,12 @@ fn only_the_batting_captain_declares_in_the_team_game() {
         t.try_as(0, Action::Play),
         Err(RuleError::NotNow(_))
     ));
-    assert_eq!(t.try_as(3, Action::Declare), Err(RuleError::NotYourMove));
+    assert_eq!(
+        t.out_of_turn(3, Action::Declare),
+        OutOfTurn::NotYourMove {
+            to_act: vec![Seat(0), Seat(2)]
+        }
+    );
     t.as_(0, Action::Declare);
     assert!(t.s.innings()[0].declared);
 }
@@ -851,7 +866,7 @@ fn the_side_with_more_runs_after_four_innings_wins_by_runs() {
     );
     assert_eq!(scoresheet::result_text(&t.s), "Gentlemen won by 8 runs");
     assert!(Googly::to_act(&t.s).is_empty());
-    assert_eq!(t.try_as(0, Action::Play), Err(RuleError::MatchOver));
+    assert_eq!(t.out_of_turn(0, Action::Play), OutOfTurn::GameOver);
     // Points: Gentlemen 12; Players led on the first innings (8 to 6): 4.
     assert_eq!(stats::championship_points(&t.s), [12, 4]);
 }

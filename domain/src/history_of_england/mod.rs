@@ -166,15 +166,6 @@ pub enum Event {
 /// Why a move was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// Before the deal, the table waits for no one.
-    #[error("the cards have not been dealt yet")]
-    NotDealt,
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// Only the player whose turn it is asks.
-    #[error("it is not your turn to ask")]
-    NotYourTurn,
     /// The asked seat is not at the table.
     #[error("there is no player in seat {0}")]
     NoSuchPlayer(u8),
@@ -216,19 +207,12 @@ pub enum RuleError {
 
 impl Refusal for RuleError {
     fn kind(&self) -> RefusalKind {
-        match self {
-            RuleError::NotDealt | RuleError::GameOver | RuleError::NotYourTurn => {
-                RefusalKind::NotYourMove
-            }
-            _ => RefusalKind::Forbidden,
-        }
+        // Out of turn, before the deal and after the end are refused by the framework.
+        RefusalKind::Forbidden
     }
 
     fn rule(&self) -> &'static str {
         match self {
-            RuleError::NotDealt => "not-dealt",
-            RuleError::GameOver => "game-over",
-            RuleError::NotYourTurn => "not-your-turn",
             RuleError::NoSuchPlayer(_) => "no-such-player",
             RuleError::AskingYourself => "ask-another-player",
             RuleError::EmptyHanded(_) => "ask-a-player-with-cards",
@@ -710,13 +694,8 @@ impl Game for HistoryOfEngland {
         action: &Action,
         _chance: &mut Chance,
     ) -> Result<Vec<Event>, RuleError> {
-        match state.stage {
-            Stage::Dealing => return Err(RuleError::NotDealt),
-            Stage::Over => return Err(RuleError::GameOver),
-            _ if seat.0 != state.turn => return Err(RuleError::NotYourTurn),
-            _ => {}
-        }
-        let asker = state.turn;
+        // The framework only asks for the seat whose turn it is, so the asker is `seat`.
+        let asker = seat.0;
         let mut events = Vec::with_capacity(4);
         match action {
             Action::Pass => {

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::chance::Seed;
+use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::Player;
 
 /// A series-1 card by its id without the `s1-` prefix.
@@ -92,6 +93,15 @@ fn play(state: &State, seat: u8, action: Value) -> Result<(State, Vec<Event>), R
     let next = events.iter().fold(state.clone(), HistoryOfEngland::evolve);
     HistoryOfEngland::check_invariants(&next).expect("invariants");
     Ok((next, events))
+}
+
+/// The framework's refusal of a move out of turn, before the deal or after the end.
+fn out_of_turn(state: &State, seat: u8, action: Value) -> OutOfTurn {
+    let action: Action = serde_json::from_value(action).expect("an action");
+    match engine::decide::<HistoryOfEngland>(state, Seat(seat), &action, &mut chance()) {
+        Err(MoveRefused::OutOfTurn(refusal)) => refusal,
+        other => panic!("{action:?} by seat {seat} was not refused out of turn: {other:?}"),
+    }
 }
 
 fn ask(state: &State, seat: u8, target: u8, name: &str) -> Result<(State, Vec<Event>), RuleError> {
@@ -836,10 +846,19 @@ fn a_refusal_ends_the_asking_the_asker_draws_the_top_card_and_the_turn_passes_le
     assert!(holds(&state, 0, "battle-of-lewes"));
     assert_eq!(HistoryOfEngland::to_act(&state), vec![Seat(1)]);
     assert_eq!(
-        ask(&state, 0, 2, "magna-carta").map(|_| ()),
-        Err(RuleError::NotYourTurn)
+        out_of_turn(
+            &state,
+            0,
+            json!({"type": "ask", "seat": 2, "card": card("magna-carta")})
+        ),
+        OutOfTurn::NotYourMove {
+            to_act: vec![Seat(1)]
+        }
     );
-    assert_eq!(RuleError::NotYourTurn.kind(), RefusalKind::NotYourMove);
+    assert_eq!(
+        OutOfTurn::NotYourMove { to_act: vec![] }.kind(),
+        RefusalKind::NotYourMove
+    );
     // The drawn card is seen by the drawer alone.
     for viewer in [Viewer::Seat(Seat(1)), Viewer::Spectator] {
         assert!(!mentions(
@@ -910,8 +929,12 @@ fn when_the_pool_is_empty_the_round_is_completed_then_as_many_rounds_as_players_
     assert_eq!(HistoryOfEngland::to_act(&state), vec![]);
     assert!(HistoryOfEngland::legal_actions(&state, Seat(0)).is_empty());
     assert_eq!(
-        ask(&state, 0, 1, "magna-carta").map(|_| ()),
-        Err(RuleError::GameOver)
+        out_of_turn(
+            &state,
+            0,
+            json!({"type": "ask", "seat": 1, "card": card("magna-carta")})
+        ),
+        OutOfTurn::GameOver
     );
 }
 

@@ -146,12 +146,6 @@ pub enum Event<T: Theme> {
 /// Why a move was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// Someone else is to move (or this player has already laid for the trick).
-    #[error("it is not your move")]
-    NotYourMove,
     /// Turn-up while a trick is being played for, or expose/pass during a trick.
     #[error("a {word} is being played for: lay your cards face down first")]
     TrickInPlay {
@@ -218,16 +212,13 @@ pub enum RuleError {
 
 impl Refusal for RuleError {
     fn kind(&self) -> RefusalKind {
-        match self {
-            RuleError::GameOver | RuleError::NotYourMove => RefusalKind::NotYourMove,
-            _ => RefusalKind::Forbidden,
-        }
+        // Out of turn (a seat that has laid for the trick included) and after the end are
+        // refused by the framework before `decide`.
+        RefusalKind::Forbidden
     }
 
     fn rule(&self) -> &'static str {
         match self {
-            RuleError::GameOver => "game-over",
-            RuleError::NotYourMove => "not-your-move",
             RuleError::TrickInPlay { .. } => "play-for-the-trick",
             RuleError::NoTrick { .. } => "lay-only-for-a-trick",
             RuleError::PackUsedUp { .. } => "centre-pack-used-up",
@@ -634,17 +625,6 @@ impl<T: Theme> Game for Trio<T> {
         _chance: &mut Chance,
     ) -> Result<Vec<Event<T>>, RuleError> {
         let word = T::HEROINE_WORD;
-        match state.phase {
-            Phase::Over => return Err(RuleError::GameOver),
-            Phase::Deal => return Err(RuleError::NotYourMove),
-            Phase::TurnUp(turn) | Phase::HeroineFromHand(turn) if turn != seat => {
-                return Err(RuleError::NotYourMove)
-            }
-            Phase::Trick if !state.trick.is_some_and(|t| t.must_lay(seat)) => {
-                return Err(RuleError::NotYourMove)
-            }
-            _ => {}
-        }
         match (state.phase, action) {
             (Phase::TurnUp(_), Action::TurnUp) => {
                 let Some(&top) = state.centre_pack().first() else {
@@ -685,7 +665,11 @@ impl<T: Theme> Game for Trio<T> {
             (Phase::Trick, Action::Lay { cards }) => Self::lay(state, seat, cards),
             (Phase::Trick, _) => Err(RuleError::TrickInPlay { word }),
             (_, Action::Lay { .. }) => Err(RuleError::NoTrick { word }),
-            (Phase::Deal | Phase::Over, _) => Err(RuleError::NotYourMove),
+            // No seat is to act before the deal or after the end, and the framework asks
+            // `decide` only for a seat that is.
+            (Phase::Deal | Phase::Over, _) => {
+                unreachable!("the framework refuses every move while no seat is to act")
+            }
         }
     }
 

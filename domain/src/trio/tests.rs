@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::chance::Seed;
+use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::Player;
 
 type G = Trio<Girl>;
@@ -90,15 +91,16 @@ fn table(turn: u8, hands: &[&[&str]], pack: &[&str]) -> State<Girl> {
     state
 }
 
-/// Plays one move, checking the invariants after every event; the events as JSON.
+/// Plays one move as every table does (the framework's turn check, then the rules), checking
+/// the invariants after every event; the events as JSON.
 fn play(
     state: &State<Girl>,
     seat: u8,
     action: Value,
-) -> Result<(State<Girl>, Vec<Value>), RuleError> {
+) -> Result<(State<Girl>, Vec<Value>), MoveRefused<RuleError>> {
     let action: Action<Girl> = serde_json::from_value(action).unwrap();
     let before = *state;
-    let events = G::decide(
+    let events = engine::decide::<G>(
         state,
         Seat(seat),
         &action,
@@ -124,10 +126,21 @@ fn ok(state: &State<Girl>, seat: u8, action: Value) -> (State<Girl>, Vec<Value>)
     }
 }
 
+/// The rule of the game that refuses the move.
 fn refused(state: &State<Girl>, seat: u8, action: Value) -> RuleError {
     match play(state, seat, action) {
         Ok((_, events)) => panic!("seat {seat} was allowed: {events:?}"),
-        Err(e) => e,
+        Err(MoveRefused::Rule(e)) => e,
+        Err(MoveRefused::OutOfTurn(e)) => panic!("seat {seat} was refused as {e}"),
+    }
+}
+
+/// The framework's refusal of a move out of turn or after the end.
+fn out_of_turn(state: &State<Girl>, seat: u8, action: Value) -> OutOfTurn {
+    match play(state, seat, action) {
+        Ok((_, events)) => panic!("seat {seat} was allowed: {events:?}"),
+        Err(MoveRefused::OutOfTurn(e)) => e,
+        Err(MoveRefused::Rule(e)) => panic!("seat {seat} was refused by the rules: {e}"),
     }
 }
 
@@ -287,7 +300,7 @@ fn a_seat_beyond_the_table_may_not_lay_for_a_trick() {
     let state = table(0, &[&["jinx-1"], &["penny-1"], &["trio-01"]], &["wendy-1"]);
     let (state, _) = turn_up(&state, 0);
     for seat in [3, 7, 8, 9, 255] {
-        let error = refused(&state, seat, json!({"type": "lay", "cards": ["jinx-1"]}));
+        let error = out_of_turn(&state, seat, json!({"type": "lay", "cards": ["jinx-1"]}));
         assert_eq!(error.kind(), RefusalKind::NotYourMove, "seat {seat}");
     }
 }
@@ -295,7 +308,7 @@ fn a_seat_beyond_the_table_may_not_lay_for_a_trick() {
 #[test]
 fn a_player_may_only_turn_up_in_her_turn_and_not_during_a_trick() {
     let state = table(0, &[&["jinx-1"], &["penny-1"]], &["wendy-1", "trio-02"]);
-    let error = refused(&state, 1, json!({"type": "turn_up"}));
+    let error = out_of_turn(&state, 1, json!({"type": "turn_up"}));
     assert_eq!(error.kind(), RefusalKind::NotYourMove);
     assert_eq!(
         refused(&state, 0, json!({"type": "lay", "cards": ["jinx-1"]})).rule(),
@@ -343,7 +356,7 @@ fn lays_stay_face_down_until_every_player_has_laid() {
     assert_eq!(mine.seats[1]["laid"], false);
     assert_eq!(to_act(&state), [1]);
     assert_eq!(
-        refused(&state, 0, json!({"type": "lay", "cards": ["penny-1"]})).kind(),
+        out_of_turn(&state, 0, json!({"type": "lay", "cards": ["penny-1"]})).kind(),
         RefusalKind::NotYourMove
     );
 
@@ -424,7 +437,7 @@ fn a_player_with_no_cards_sits_out_the_trick_with_an_empty_lay() {
     assert_eq!(to_act(&state), [0, 2]);
     assert!(G::legal_actions(&state, Seat(1)).is_empty());
     assert_eq!(
-        refused(&state, 1, json!({"type": "lay", "cards": []})).kind(),
+        out_of_turn(&state, 1, json!({"type": "lay", "cards": []})).kind(),
         RefusalKind::NotYourMove
     );
     let (state, _) = lay(&state, 2, &["trio-02"]);
@@ -791,10 +804,10 @@ fn the_game_ends_when_the_last_heroine_has_been_played_for() {
     assert!(G::to_act(&state).is_empty());
     assert!(G::legal_actions(&state, Seat(1)).is_empty());
     assert_eq!(
-        refused(&state, 1, json!({"type": "pass"})),
-        RuleError::GameOver
+        out_of_turn(&state, 1, json!({"type": "pass"})),
+        OutOfTurn::GameOver
     );
-    assert_eq!(RuleError::GameOver.kind(), RefusalKind::NotYourMove);
+    assert_eq!(OutOfTurn::GameOver.kind(), RefusalKind::NotYourMove);
 }
 
 #[test]
