@@ -13,6 +13,82 @@ use crate::game::{
     Viewer,
 };
 
+/// JSON Schemas (draft 2020-12) of everything a game sends or accepts, so a client, a bot or a
+/// generated SDK sees the game's real types.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GameSchemas {
+    /// The options object accepted at creation.
+    pub options: Value,
+    /// An action body a player may send.
+    pub action: Value,
+    /// One entry of `legal_actions`: an action, or a template with `{"choose": k, "from": [...]}`.
+    pub legal_action: Value,
+    /// The parts of a view.
+    pub view: ViewSchemas,
+    /// The result of a finished game.
+    pub outcome: Value,
+    /// One event of the log, with its `type`, as recorded (before any redaction).
+    pub event: Value,
+}
+
+/// JSON Schemas of the three parts of a view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ViewSchemas {
+    /// What everyone sees of one seat (one entry of `seats`).
+    pub seat: Value,
+    /// What lies face up for everyone.
+    pub public: Value,
+    /// What only the player in a seat sees.
+    pub private: Value,
+}
+
+/// The JSON Schema of `T` as a JSON document.
+fn schema_of<T: schemars::JsonSchema>() -> Value {
+    schemars::schema_for!(T).to_value()
+}
+
+/// The schemas of game `G`'s types.
+pub fn schemas_of<G: Game>() -> GameSchemas {
+    GameSchemas {
+        options: schema_of::<G::Options>(),
+        action: schema_of::<G::Action>(),
+        legal_action: schema_of::<G::LegalAction>(),
+        view: ViewSchemas {
+            seat: schema_of::<G::SeatView>(),
+            public: schema_of::<G::PublicView>(),
+            private: schema_of::<G::PrivateView>(),
+        },
+        outcome: schema_of::<G::Outcome>(),
+        event: schema_of::<G::Event>(),
+    }
+}
+
+/// `value` as JSON. The games' types are plain data (strings, numbers, lists, maps keyed by
+/// strings), which always serialise; `null` stands in should one ever not.
+fn json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// What `seat` may submit now, as JSON: what every table sends.
+pub fn legal_actions_json<G: Game>(state: &G::State, seat: Seat) -> Vec<Value> {
+    G::legal_actions(state, seat).iter().map(json).collect()
+}
+
+/// What `viewer` sees, as JSON: what every table sends.
+pub fn view_json<G: Game>(state: &G::State, viewer: Viewer) -> View {
+    let view = G::view(state, viewer);
+    View {
+        seats: view.seats.iter().map(json).collect(),
+        public: json(&view.public),
+        private: view.private.as_ref().map(json),
+    }
+}
+
+/// The result once the game is over, as JSON: what every table sends.
+pub fn outcome_json<G: Game>(state: &G::State) -> Option<Value> {
+    G::outcome(state).as_ref().map(json)
+}
+
 /// One event as the log stores it: its type and its data (the event without its `type`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Recorded {
@@ -224,6 +300,8 @@ pub trait Engine: Send + Sync {
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent>;
     /// Statistics over finished games' `record` exports, for games that keep them.
     fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>>;
+    /// JSON Schemas of the game's options, actions, legal actions, views, outcome and events.
+    fn schemas(&self) -> GameSchemas;
 }
 
 /// Adapts a [`Game`] to [`Engine`].
@@ -418,15 +496,15 @@ impl<G: Game> Table for TableOf<G> {
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Value> {
-        G::legal_actions(self.state(), seat)
+        legal_actions_json::<G>(self.state(), seat)
     }
 
     fn view(&self, viewer: Viewer) -> View {
-        G::view(self.state(), viewer)
+        view_json::<G>(self.state(), viewer)
     }
 
     fn outcome(&self) -> Option<Value> {
-        G::outcome(self.state())
+        outcome_json::<G>(self.state())
     }
 
     fn scoresheet(&self) -> Option<Scoresheet> {
@@ -482,6 +560,10 @@ impl<G: Game> Engine for EngineOf<G> {
 
     fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>> {
         G::statistics(records)
+    }
+
+    fn schemas(&self) -> GameSchemas {
+        schemas_of::<G>()
     }
 
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent> {

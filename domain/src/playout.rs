@@ -19,7 +19,9 @@ use rand_core::{RngCore, SeedableRng};
 use serde_json::Value;
 
 use crate::chance::{Chance, Seed};
-use crate::engine::{decide, parse_recorded, record, Recorded};
+use crate::engine::{
+    decide, legal_actions_json, parse_recorded, record, view_json as engine_view_json, Recorded,
+};
 use crate::game::{Game, Refusal, RefusalKind, Seat, Setup, Viewer};
 
 /// What one playout did.
@@ -134,13 +136,13 @@ pub fn random_playout<G: Game>(
             return Err("the game is not over but no seat is to act".into());
         }
         for seat in Seat::all(players).filter(|s| !to_act.contains(s)) {
-            let offered = G::legal_actions(&state, seat);
+            let offered = legal_actions_json::<G>(&state, seat);
             if !offered.is_empty() {
                 return Err(format!("{seat} is not to act but is offered {offered:?}"));
             }
         }
         let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
-        let offered = G::legal_actions(&state, seat);
+        let offered = legal_actions_json::<G>(&state, seat);
         if offered.is_empty() {
             return Err(format!("{seat} is to act but has no legal action"));
         }
@@ -176,7 +178,7 @@ pub fn random_playout<G: Game>(
         return Err("the game is over but seats are still to act".into());
     }
     for seat in Seat::all(players) {
-        if !G::legal_actions(&state, seat).is_empty() {
+        if !legal_actions_json::<G>(&state, seat).is_empty() {
             return Err(format!("the game is over but {seat} is offered moves"));
         }
     }
@@ -280,14 +282,14 @@ fn private_cards<G: Game>(
     seat: Seat,
     ids: &BTreeSet<String>,
 ) -> BTreeSet<String> {
-    match G::view(state, Viewer::Seat(seat)).private {
+    match engine_view_json::<G>(state, Viewer::Seat(seat)).private {
         Some(private) => mentioned_cards(&private, ids),
         None => BTreeSet::new(),
     }
 }
 
 fn view_json<G: Game>(state: &G::State, viewer: Viewer) -> Value {
-    serde_json::to_value(G::view(state, viewer)).unwrap_or(Value::Null)
+    serde_json::to_value(engine_view_json::<G>(state, viewer)).unwrap_or(Value::Null)
 }
 
 fn describe<E: serde::Serialize>(event: &E) -> String {

@@ -15,5 +15,6 @@ mod instances;
 mod outage;
 mod play;
 mod receipts;
+mod schemas;
 mod store;
 mod verify;

@@ -1,6 +1,9 @@
 //! The British Birds pack: eight sets of five birds and four Owls, each card with a stable id,
 //! and a player's hand as a bit per card.
 
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Eight sets, A to H.
@@ -187,6 +190,21 @@ impl<'de> Deserialize<'de> for Card {
     }
 }
 
+/// A card is written as its id: the schema lists them.
+impl JsonSchema for Card {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("BritishBirdsCard")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "description": "The id of a British Birds card: `a-1` … `h-5`, `owl-1` … `owl-4`",
+            "enum": CARD_IDS.to_vec(),
+        })
+    }
+}
+
 /// A set of five birds with the same letter. Written as its lowercase letter (`a` … `h`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BirdSet(pub(super) u8);
@@ -222,6 +240,22 @@ impl<'de> Deserialize<'de> for BirdSet {
         BirdSet::all()
             .find(|s| s.id() == id)
             .ok_or_else(|| serde::de::Error::custom(format!("no set {id:?}")))
+    }
+}
+
+/// A set is written as its letter: the schema lists them.
+impl JsonSchema for BirdSet {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("BirdSet")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<&str> = BirdSet::all().map(BirdSet::id).collect();
+        json_schema!({
+            "type": "string",
+            "description": "A set of five birds, by its letter",
+            "enum": ids,
+        })
     }
 }
 
@@ -271,6 +305,8 @@ impl Hand {
         Card::all().filter(move |c| self.holds(*c))
     }
 
+    /// The ids held, for tests that compare them with ids written out.
+    #[cfg(test)]
     pub(super) fn ids(self) -> Vec<&'static str> {
         self.cards().map(Card::id).collect()
     }

@@ -8,12 +8,14 @@ mod cards;
 #[cfg(test)]
 mod tests;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::chance::{Chance, Shuffled};
 use crate::game::{
-    Description, Game, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View, Viewer,
+    Description, Game, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View, ViewOf,
+    Viewer,
 };
 
 pub use cards::{BirdSet, Card};
@@ -23,7 +25,7 @@ use cards::{
 };
 
 /// What a player wants done, while they are away, when someone asks them for a card.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OwlPreference {
     /// Wait for the player to answer every ask themselves (the printed game).
@@ -36,14 +38,6 @@ pub enum OwlPreference {
 }
 
 impl OwlPreference {
-    fn id(self) -> &'static str {
-        match self {
-            OwlPreference::AskMe => "ask_me",
-            OwlPreference::AlwaysHandOver => "always_hand_over",
-            OwlPreference::AlwaysPlayOwl => "always_play_owl",
-        }
-    }
-
     const ALL: [OwlPreference; 3] = [
         OwlPreference::AskMe,
         OwlPreference::AlwaysHandOver,
@@ -58,7 +52,7 @@ impl OwlPreference {
 pub const MAX_PLAY_TO: u32 = 1_000;
 
 /// The options of a British Birds table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// Each seat's standing Owl preference at the start, in seat order; empty means every seat
@@ -83,7 +77,7 @@ impl Default for Options {
 }
 
 /// Why a game ended.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Ending {
     /// Rule 9: all eight sets are on the table.
@@ -93,11 +87,14 @@ pub enum Ending {
 }
 
 /// How an asked player answered.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Answer {
+pub enum Answer {
+    /// Handed the card over.
     HandedOver,
+    /// Kept it and played an Owl.
     Owl,
+    /// Had not got it.
     NotHeld,
 }
 
@@ -357,69 +354,176 @@ impl State {
         self.phase = Phase::Turn { seat: first };
     }
 
-    fn seat_json(&self, seat: Seat) -> Value {
-        let sets: Vec<_> = self.sets_of(seat).map(BirdSet::id).collect();
-        let owls = self.owls.iter().filter(|o| **o == Some(seat)).count();
-        let mut value = json!({
-            "hand_size": self.hands[seat.index()].len(),
-            "sets": sets,
-            "points": self.points(seat),
-            "owls_played": owls,
-            "owl_preference": self.preferences[seat.index()].id(),
-        });
-        if self.play_to.is_some() {
-            value["total"] = json!(self.totals()[seat.index()]);
+    fn seat_view(&self, seat: Seat) -> SeatView {
+        SeatView {
+            hand_size: self.hands[seat.index()].len(),
+            sets: self.sets_of(seat).collect(),
+            points: self.points(seat),
+            owls_played: self.owls.iter().filter(|o| **o == Some(seat)).count(),
+            owl_preference: self.preferences[seat.index()],
+            total: self.play_to.map(|_| self.totals()[seat.index()]),
         }
-        value
     }
 
-    fn public_json(&self) -> Value {
-        let row: Vec<Option<&str>> = self.row.iter().map(|c| c.map(Card::id)).collect();
-        let laid: Vec<Value> = BirdSet::all()
-            .filter_map(|set| {
-                self.laid[usize::from(set.0)].map(|seat| json!({"set": set.id(), "seat": seat}))
-            })
+    fn public_view(&self) -> PublicView {
+        let laid = BirdSet::all()
+            .filter_map(|set| self.laid[usize::from(set.0)].map(|seat| LaidSet { set, seat }))
             .collect();
-        let owls: Vec<Value> = self
-            .owls
-            .iter()
-            .enumerate()
-            .filter_map(|(i, seat)| {
-                seat.map(
-                    |seat| json!({"card": CARD_IDS[usize::from(BIRD_CARDS) + i], "seat": seat}),
-                )
-            })
+        // The Owls in catalogue order, as `owls` records who played each.
+        let owls = Card::all()
+            .filter(|card| card.is_owl())
+            .zip(self.owls)
+            .filter_map(|(card, seat)| seat.map(|seat| OwlPlayed { card, seat }))
             .collect();
         let (turn, asked) = match self.phase {
-            Phase::Turn { seat } => (Some(seat), Value::Null),
+            Phase::Turn { seat } => (Some(seat), None),
             Phase::Asked { asker, asked, card } => (
                 Some(asker),
-                json!({"asker": asker, "seat": asked, "card": card}),
+                Some(AskPending {
+                    asker,
+                    seat: asked,
+                    card,
+                }),
             ),
-            Phase::Dealing | Phase::Over { .. } => (None, Value::Null),
+            Phase::Dealing | Phase::Over { .. } => (None, None),
         };
-        let last_ask = self.last_ask.map_or(Value::Null, |last| {
-            json!({"asker": last.asker, "seat": last.asked, "card": last.card, "answer": last.answer})
-        });
-        json!({
-            "row": row,
-            "pack_size": self.pack().len(),
-            "laid": laid,
-            "owls": owls,
-            "turn": turn,
-            "asked": asked,
-            "last_ask": last_ask,
-            "quiet_turns": self.quiet_turns,
-            "quiet_limit": self.quiet_limit(),
-            "game": self.game,
-            "play_to": self.play_to,
-            "finished": matches!(self.phase, Phase::Over { .. }),
-        })
+        PublicView {
+            row: self.row.to_vec(),
+            pack_size: self.pack().len(),
+            laid,
+            owls,
+            turn,
+            asked,
+            last_ask: self.last_ask.map(|last| LastAskView {
+                asker: last.asker,
+                seat: last.asked,
+                card: last.card,
+                answer: last.answer,
+            }),
+            quiet_turns: self.quiet_turns,
+            quiet_limit: self.quiet_limit(),
+            game: self.game,
+            play_to: self.play_to,
+            finished: matches!(self.phase, Phase::Over { .. }),
+        }
     }
 }
 
+/// What everyone sees of one seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SeatView {
+    /// Cards in the hand.
+    pub hand_size: usize,
+    /// The sets this seat has laid.
+    pub sets: Vec<BirdSet>,
+    /// Points in this game.
+    pub points: u32,
+    /// Owls this seat has played onto the table.
+    pub owls_played: usize,
+    /// The seat's standing Owl preference.
+    pub owl_preference: OwlPreference,
+    /// In a series, the seat's total over the finished games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u32>,
+}
+
+/// A set on the table and who laid it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LaidSet {
+    /// The set.
+    pub set: BirdSet,
+    /// Who laid it.
+    pub seat: Seat,
+}
+
+/// An Owl on the table and who played it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct OwlPlayed {
+    /// The Owl.
+    pub card: Card,
+    /// Who played it.
+    pub seat: Seat,
+}
+
+/// An ask waiting for its answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct AskPending {
+    /// Who asked.
+    pub asker: Seat,
+    /// Who was asked.
+    pub seat: Seat,
+    /// The card asked for.
+    pub card: Card,
+}
+
+/// The last ask and how it was answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LastAskView {
+    /// Who asked.
+    pub asker: Seat,
+    /// Who was asked.
+    pub seat: Seat,
+    /// The card asked for.
+    pub card: Card,
+    /// The answer.
+    pub answer: Answer,
+}
+
+/// What lies face up for everyone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct PublicView {
+    /// Rule 1's exposed cards, in their places (`null` for an empty place).
+    pub row: Vec<Option<Card>>,
+    /// Cards left in the pack.
+    pub pack_size: usize,
+    /// The sets laid, in set order.
+    pub laid: Vec<LaidSet>,
+    /// The Owls played onto the table.
+    pub owls: Vec<OwlPlayed>,
+    /// Whose turn it is.
+    pub turn: Option<Seat>,
+    /// The ask waiting for an answer, if any.
+    pub asked: Option<AskPending>,
+    /// The last ask and its answer.
+    pub last_ask: Option<LastAskView>,
+    /// Turn passes since a card was last picked up or a set laid.
+    pub quiet_turns: u32,
+    /// The game ends when `quiet_turns` reaches this.
+    pub quiet_limit: u32,
+    /// The game of the series being played (1 for the first).
+    pub game: u32,
+    /// The series' target, if one is played.
+    pub play_to: Option<u32>,
+    /// Whether the game (or series) is over.
+    pub finished: bool,
+}
+
+/// What only the player in a seat sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct PrivateView {
+    /// The hand, in catalogue order.
+    pub hand: Vec<Card>,
+}
+
+/// The result of a finished game (or series).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Outcome {
+    /// Why it ended.
+    pub ending: Ending,
+    /// Points per seat in the last game.
+    pub points: Vec<u32>,
+    /// The sets each seat laid in the last game.
+    pub sets: Vec<Vec<BirdSet>>,
+    /// Points per seat over the finished games.
+    pub totals: Vec<u32>,
+    /// Games played.
+    pub games: u32,
+    /// The seats with the most points.
+    pub winners: Vec<Seat>,
+}
+
 /// What a player may submit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Rule 2(a): pick up one exposed card (ends the turn).
@@ -448,7 +552,7 @@ pub enum Action {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// Rule 1: the deal of one game, from the whole shuffled pack.
@@ -760,7 +864,13 @@ impl Game for BritishBirds {
     type Options = Options;
     type State = State;
     type Action = Action;
+    // Every legal move is a complete action: British Birds never offers a choice of cards.
+    type LegalAction = Action;
     type Event = Event;
+    type SeatView = SeatView;
+    type PublicView = PublicView;
+    type PrivateView = PrivateView;
+    type Outcome = Outcome;
     type Error = RuleError;
 
     fn describe() -> Description {
@@ -957,12 +1067,12 @@ impl Game for BritishBirds {
         }
     }
 
-    fn legal_actions(state: &State, seat: Seat) -> Vec<Value> {
+    fn legal_actions(state: &State, seat: Seat) -> Vec<Action> {
         let mut actions = Vec::new();
         match state.phase {
             Phase::Turn { seat: player } if player == seat => {
                 for card in state.row.iter().flatten() {
-                    actions.push(json!({"type": "pick_up", "card": card}));
+                    actions.push(Action::PickUp { card: *card });
                 }
                 let hand = state.hands[seat.index()];
                 for set in BirdSet::all().filter(|s| hand.holds_any_of(*s)) {
@@ -971,19 +1081,18 @@ impl Game for BritishBirds {
                             continue;
                         }
                         for asked in Seat::all(state.seats()).filter(|s| *s != seat) {
-                            actions.push(json!({"type": "ask", "seat": asked, "card": card}));
+                            actions.push(Action::Ask { seat: asked, card });
                         }
                     }
                 }
             }
             Phase::Asked { asked, card, .. } if asked == seat => {
                 for answer in truthful_answers(state, seat, card) {
-                    let kind = match answer {
-                        Answer::HandedOver => "hand_over",
-                        Answer::Owl => "play_owl",
-                        Answer::NotHeld => "not_held",
-                    };
-                    actions.push(json!({ "type": kind }));
+                    actions.push(match answer {
+                        Answer::HandedOver => Action::HandOver,
+                        Answer::Owl => Action::PlayOwl,
+                        Answer::NotHeld => Action::NotHeld,
+                    });
                 }
             }
             _ => return actions,
@@ -991,26 +1100,26 @@ impl Game for BritishBirds {
         if !state.preference_changed {
             for preference in OwlPreference::ALL {
                 if preference != state.preferences[seat.index()] {
-                    actions.push(json!({"type": "set_owl_preference", "preference": preference}));
+                    actions.push(Action::SetOwlPreference { preference });
                 }
             }
         }
         actions
     }
 
-    fn view(state: &State, viewer: Viewer) -> View {
+    fn view(state: &State, viewer: Viewer) -> ViewOf<Self> {
         let seats = Seat::all(state.seats())
-            .map(|s| state.seat_json(s))
+            .map(|s| state.seat_view(s))
             .collect();
         let private = match viewer {
-            Viewer::Seat(seat) if seat.index() < state.seats() => {
-                Some(json!({"hand": state.hands[seat.index()].ids()}))
-            }
+            Viewer::Seat(seat) if seat.index() < state.seats() => Some(PrivateView {
+                hand: state.hands[seat.index()].cards().collect(),
+            }),
             _ => None,
         };
         View {
             seats,
-            public: state.public_json(),
+            public: state.public_view(),
             private,
         }
     }
@@ -1054,7 +1163,7 @@ impl Game for BritishBirds {
         }
     }
 
-    fn outcome(state: &State) -> Option<Value> {
+    fn outcome(state: &State) -> Option<Outcome> {
         let Phase::Over { ending } = state.phase else {
             return None;
         };
@@ -1063,17 +1172,17 @@ impl Game for BritishBirds {
         let winners: Vec<Seat> = Seat::all(state.seats())
             .filter(|s| totals[s.index()] == best)
             .collect();
-        let sets: Vec<Vec<&str>> = Seat::all(state.seats())
-            .map(|s| state.sets_of(s).map(BirdSet::id).collect())
+        let sets = Seat::all(state.seats())
+            .map(|s| state.sets_of(s).collect())
             .collect();
-        Some(json!({
-            "ending": ending,
-            "points": state.game_points()[..state.seats()],
-            "sets": sets,
-            "totals": totals[..state.seats()],
-            "games": state.game,
-            "winners": winners,
-        }))
+        Some(Outcome {
+            ending,
+            points: state.game_points()[..state.seats()].to_vec(),
+            sets,
+            totals: totals[..state.seats()].to_vec(),
+            games: state.game,
+            winners,
+        })
     }
 
     fn scoresheet(state: &State) -> Option<Scoresheet> {

@@ -312,7 +312,7 @@ fn picking_up_takes_any_exposed_card_and_turns_up_the_top_of_the_pack_in_its_pla
 #[test]
 fn once_the_pack_is_used_up_exposed_cards_are_picked_up_until_none_are_left() {
     let mut state = two_players();
-    while !state.row_is_empty() && BritishBirds::outcome(&state).is_none() {
+    while !state.row_is_empty() && engine::outcome_json::<BritishBirds>(&state).is_none() {
         let pack_before = state.pack().len();
         let exposed_before = state.row.iter().flatten().count();
         let seat = to_act(&state)[0];
@@ -333,9 +333,11 @@ fn once_the_pack_is_used_up_exposed_cards_are_picked_up_until_none_are_left() {
     }
     assert!(state.pack().is_empty());
     if let Some(seat) = to_act(&state).first() {
-        assert!(BritishBirds::legal_actions(&state, Seat(*seat))
-            .iter()
-            .all(|a| a["type"] != "pick_up"));
+        assert!(
+            engine::legal_actions_json::<BritishBirds>(&state, Seat(*seat))
+                .iter()
+                .all(|a| a["type"] != "pick_up")
+        );
     }
 }
 
@@ -448,7 +450,7 @@ fn when_the_asked_player_has_not_got_the_card_the_turn_passes_to_the_askers_left
         }]
     );
     assert_eq!(to_act(&state), [1]);
-    let view = BritishBirds::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<BritishBirds>(&state, Viewer::Spectator);
     assert_eq!(
         view.public["last_ask"],
         json!({"asker": 0, "seat": 2, "card": "a-3", "answer": "not_held"})
@@ -466,7 +468,7 @@ fn a_player_holding_no_card_may_only_pick_up() {
         &[],
         &[],
     );
-    let legal = BritishBirds::legal_actions(&state, Seat(0));
+    let legal = engine::legal_actions_json::<BritishBirds>(&state, Seat(0));
     assert!(legal.iter().any(|a| a["type"] == "pick_up"));
     assert!(legal
         .iter()
@@ -526,7 +528,7 @@ fn a_player_whose_last_cards_go_down_as_a_set_with_nothing_exposed_has_no_more_t
 #[test]
 fn an_asked_player_holding_the_card_and_an_owl_may_play_the_owl_and_keep_the_card() {
     let state = after(&two_players(), 0, ask(1, "a-3"));
-    let legal = BritishBirds::legal_actions(&state, Seat(1));
+    let legal = engine::legal_actions_json::<BritishBirds>(&state, Seat(1));
     assert!(legal.contains(&answer("hand_over")));
     assert!(legal.contains(&answer("play_owl")));
     assert!(!legal.contains(&answer("not_held")));
@@ -543,7 +545,7 @@ fn an_asked_player_holding_the_card_and_an_owl_may_play_the_owl_and_keep_the_car
     assert!(state.hands[1].holds(card("a-3")), "the card is kept");
     assert!(!state.hands[1].holds(card("owl-2")));
     assert_eq!(to_act(&state), [1], "the asker's turn is over (rule 5)");
-    let view = BritishBirds::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<BritishBirds>(&state, Viewer::Spectator);
     assert_eq!(view.public["owls"], json!([{"card": "owl-2", "seat": 1}]));
     assert_eq!(view.seats[1]["owls_played"], json!(1));
 }
@@ -561,7 +563,7 @@ fn an_owl_is_played_only_by_a_player_who_holds_the_card_asked_for_and_an_owl() {
     let state = after(&state, 1, pick_up("g-1"));
     let state = after(&state, 0, ask(1, "a-3"));
     assert_eq!(refused(&state, 1, answer("play_owl")), RuleError::NoOwl);
-    let legal = BritishBirds::legal_actions(&state, Seat(1));
+    let legal = engine::legal_actions_json::<BritishBirds>(&state, Seat(1));
     assert!(!legal.contains(&answer("play_owl")));
 }
 
@@ -600,7 +602,7 @@ fn a_set_completed_by_asking_is_laid_at_once_by_the_asker() {
     );
     assert_eq!(hand_of(&state, 0), ["b-1"]);
     assert_eq!(to_act(&state), [0], "the asker's turn goes on");
-    let view = BritishBirds::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<BritishBirds>(&state, Viewer::Spectator);
     assert_eq!(view.seats[0]["sets"], json!(["a"]));
     assert_eq!(view.public["laid"], json!([{"set": "a", "seat": 0}]));
 }
@@ -687,7 +689,7 @@ fn the_game_ends_when_all_eight_sets_are_laid() {
         }
     );
     assert!(to_act(&state).is_empty());
-    assert!(BritishBirds::legal_actions(&state, Seat(0)).is_empty());
+    assert!(engine::legal_actions_json::<BritishBirds>(&state, Seat(0)).is_empty());
     assert_eq!(out_of_turn(&state, 1, pick_up("g-1")), OutOfTurn::GameOver);
     assert_eq!(OutOfTurn::GameOver.kind(), RefusalKind::NotYourMove);
 }
@@ -701,7 +703,7 @@ fn each_player_scores_five_points_for_each_set_and_the_most_points_win() {
         &SEVEN_LAID,
     );
     let state = after(&state, 0, ask(1, "h-5"));
-    let outcome = BritishBirds::outcome(&state).unwrap();
+    let outcome = engine::outcome_json::<BritishBirds>(&state).unwrap();
     assert_eq!(outcome["points"], json!([25, 15]));
     assert_eq!(
         outcome["sets"],
@@ -727,7 +729,7 @@ fn equal_points_share_the_win() {
         &laid,
     );
     let state = after(&state, 0, ask(1, "h-5"));
-    let outcome = BritishBirds::outcome(&state).unwrap();
+    let outcome = engine::outcome_json::<BritishBirds>(&state).unwrap();
     assert_eq!(outcome["points"], json!([20, 20]));
     assert_eq!(outcome["winners"], json!([0, 1]));
 }
@@ -744,14 +746,14 @@ fn a_series_deals_further_games_with_the_deal_passing_left_until_a_total_is_reac
         types(&events)[..5],
         ["ask", "hand_over", "set_laid", "game_over", "deal"]
     );
-    assert!(BritishBirds::outcome(&state).is_none());
+    assert!(engine::outcome_json::<BritishBirds>(&state).is_none());
     assert_eq!(state.game, 2);
     assert_eq!(
         to_act(&state),
         [1],
         "the next game begins one seat further left"
     );
-    let view = BritishBirds::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<BritishBirds>(&state, Viewer::Spectator);
     assert_eq!(view.seats[0]["total"], json!(25));
     assert_eq!(view.seats[0]["points"], json!(0));
     let sheet = BritishBirds::scoresheet(&state).unwrap();
@@ -764,7 +766,7 @@ fn a_series_deals_further_games_with_the_deal_passing_left_until_a_total_is_reac
     let state = last_set_to_lay(options, &SEVEN_LAID);
     let state = after(&state, 0, ask(1, "h-5"));
     assert_eq!(
-        BritishBirds::outcome(&state).unwrap()["winners"],
+        engine::outcome_json::<BritishBirds>(&state).unwrap()["winners"],
         json!([0])
     );
 }
@@ -778,7 +780,7 @@ fn when_several_reach_the_target_the_highest_total_wins() {
     let mut state = last_set_to_lay(options, &SEVEN_LAID);
     state.finished = vec![[20, 25, 0, 0]];
     let state = after(&state, 0, ask(1, "h-5"));
-    let outcome = BritishBirds::outcome(&state).unwrap();
+    let outcome = engine::outcome_json::<BritishBirds>(&state).unwrap();
     assert_eq!(outcome["totals"], json!([45, 40]));
     assert_eq!(outcome["winners"], json!([0]));
 }
@@ -816,13 +818,13 @@ fn a_player_who_answers_for_themselves_is_waited_for_whatever_they_hold() {
         assert_eq!(to_act(&asked), [1]);
     }
     let held = after(&state, 0, ask(1, "a-3"));
-    let answers: Vec<Value> = BritishBirds::legal_actions(&held, Seat(1))
+    let answers: Vec<Value> = engine::legal_actions_json::<BritishBirds>(&held, Seat(1))
         .into_iter()
         .filter(|a| a["type"] != "set_owl_preference")
         .collect();
     assert_eq!(answers, [answer("hand_over"), answer("play_owl")]);
     let missing = after(&state, 0, ask(1, "a-4"));
-    let answers: Vec<Value> = BritishBirds::legal_actions(&missing, Seat(1))
+    let answers: Vec<Value> = engine::legal_actions_json::<BritishBirds>(&missing, Seat(1))
         .into_iter()
         .filter(|a| a["type"] != "set_owl_preference")
         .collect();
@@ -889,7 +891,7 @@ fn a_player_with_an_empty_hand_is_answered_for_at_once() {
 #[test]
 fn the_owl_preference_may_be_changed_once_at_your_turn_or_when_you_are_asked() {
     let state = two_players();
-    let legal = BritishBirds::legal_actions(&state, Seat(0));
+    let legal = engine::legal_actions_json::<BritishBirds>(&state, Seat(0));
     assert!(legal.contains(&prefer("always_play_owl")));
     assert!(!legal.contains(&prefer("ask_me")));
     assert_eq!(
@@ -909,7 +911,7 @@ fn the_owl_preference_may_be_changed_once_at_your_turn_or_when_you_are_asked() {
         refused(&changed, 0, prefer("always_play_owl")),
         RuleError::PreferenceAlreadyChanged
     );
-    let view = BritishBirds::view(&changed, Viewer::Spectator);
+    let view = engine::view_json::<BritishBirds>(&changed, Viewer::Spectator);
     assert_eq!(view.seats[0]["owl_preference"], json!("always_hand_over"));
 
     // Asked, seat 1 may change it, and still owes its answer to this ask.
@@ -927,7 +929,7 @@ fn nobody_may_change_their_owl_preference_out_of_turn() {
     let state = two_players();
     let error = out_of_turn(&state, 1, prefer("always_hand_over"));
     assert_eq!(error.kind(), RefusalKind::NotYourMove);
-    assert!(BritishBirds::legal_actions(&state, Seat(1)).is_empty());
+    assert!(engine::legal_actions_json::<BritishBirds>(&state, Seat(1)).is_empty());
 }
 
 /// Three players who can only ask; seat 0 and seat 1 pass a-2 back and forth for ever.
@@ -964,7 +966,7 @@ fn the_game_ends_when_the_turn_goes_round_the_quiet_rounds_with_no_pick_up_and_n
             points: vec![10, 10, 10],
         }
     );
-    let outcome = BritishBirds::outcome(&state).unwrap();
+    let outcome = engine::outcome_json::<BritishBirds>(&state).unwrap();
     assert_eq!(outcome["ending"], json!("no_progress"));
     assert_eq!(outcome["winners"], json!([0, 1, 2]));
 }
@@ -990,7 +992,7 @@ fn a_pick_up_or_a_set_laid_starts_the_quiet_count_again() {
 fn passing_a_card_back_and_forth_cannot_go_on_for_ever() {
     let mut state = back_and_forth(DEFAULT_QUIET_ROUNDS);
     let mut turns = 0;
-    while BritishBirds::outcome(&state).is_none() {
+    while engine::outcome_json::<BritishBirds>(&state).is_none() {
         assert!(turns < 1000, "the game did not end");
         match to_act(&state)[0] {
             0 => {
@@ -1007,7 +1009,7 @@ fn passing_a_card_back_and_forth_cannot_go_on_for_ever() {
     }
     assert_eq!(turns, 3 * DEFAULT_QUIET_ROUNDS);
     assert_eq!(
-        BritishBirds::outcome(&state).unwrap()["ending"],
+        engine::outcome_json::<BritishBirds>(&state).unwrap()["ending"],
         json!("no_progress")
     );
 }
@@ -1040,11 +1042,11 @@ fn the_deal_shows_each_player_only_their_own_hand_and_everything_else_is_public(
     assert!(!spectator.to_string().contains("c-1"));
     assert!(!seat0.to_string().contains("c-1"));
 
-    let view = BritishBirds::view(&state, Viewer::Seat(Seat(1)));
+    let view = engine::view_json::<BritishBirds>(&state, Viewer::Seat(Seat(1)));
     assert_eq!(view.seats[0]["hand_size"], json!(7));
     assert_eq!(view.private.unwrap()["hand"][0], json!("c-1"));
     assert!(!serde_json::to_string(&view.public).unwrap().contains("a-1"));
-    assert!(BritishBirds::view(&state, Viewer::Spectator)
+    assert!(engine::view_json::<BritishBirds>(&state, Viewer::Spectator)
         .private
         .is_none());
 

@@ -515,7 +515,7 @@ fn the_played_cards_of_an_over_are_put_aside_at_its_end() {
     for _ in 0..5 {
         t.step();
     }
-    let view = Googly::view(&t.s, Viewer::Spectator);
+    let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
     assert_eq!(
         view.public["current"]["this_over"]
             .as_array()
@@ -524,7 +524,7 @@ fn the_played_cards_of_an_over_are_put_aside_at_its_end() {
         5
     );
     t.step();
-    let view = Googly::view(&t.s, Viewer::Spectator);
+    let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
     assert_eq!(
         view.public["current"]["this_over"]
             .as_array()
@@ -604,7 +604,7 @@ fn the_fielding_captain_names_each_over_s_bowler_but_none_bowls_two_overs_runnin
     }
     assert_eq!(t.s.due(), Due::Bowler(1));
     assert_eq!(Googly::to_act(&t.s), vec![Seat(1)]);
-    let legal = Googly::legal_actions(&t.s, Seat(1));
+    let legal = engine::legal_actions_json::<Googly>(&t.s, Seat(1));
     assert_eq!(legal.len(), 10);
     assert!(!legal.iter().any(|a| a["name"] == "Players 10"));
     assert_eq!(
@@ -845,7 +845,7 @@ fn the_side_with_more_runs_after_four_innings_wins_by_runs() {
     innings_of(&mut t, "6");
     innings_of(&mut t, "4 4");
     innings_of(&mut t, "6 6");
-    assert!(Googly::outcome(&t.s).is_none());
+    assert!(engine::outcome_json::<Googly>(&t.s).is_none());
     let events = {
         t.defaults();
         t.deal_bat(&["2"]);
@@ -1023,14 +1023,14 @@ fn in_patience_one_seat_plays_both_sides() {
 fn with_three_players_the_third_seat_scores_and_never_acts() {
     for seed in 0..20 {
         let state = random_match(3, None, seed, 200);
-        let view = Googly::view(&state, Viewer::Seat(Seat(2)));
+        let view = engine::view_json::<Googly>(&state, Viewer::Seat(Seat(2)));
         assert_eq!(view.seats[2]["role"], "scorer");
         assert!(view.private.is_some());
     }
     let mut t = T::scripted(3, None, &[""], &[""]);
     while t.s.result().is_none() && t.s.match_overs() < 6 {
         assert!(!Googly::to_act(&t.s).contains(&Seat(2)));
-        assert!(Googly::legal_actions(&t.s, Seat(2)).is_empty());
+        assert!(engine::legal_actions_json::<Googly>(&t.s, Seat(2)).is_empty());
         t.step();
         if t.s.phase != Phase::Play {
             break;
@@ -1104,7 +1104,7 @@ fn standing_preferences_play_a_whole_match_without_asking() {
             declare_at_lead: None,
         },
     );
-    assert!(Googly::outcome(&t.s).is_some());
+    assert!(engine::outcome_json::<Googly>(&t.s).is_some());
 }
 
 #[test]
@@ -1279,7 +1279,7 @@ fn random_match(players: usize, variant: Option<Variant>, seed: u64, declare_one
         }
         let to_act = Googly::to_act(&state);
         let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
-        let mut legal = Googly::legal_actions(&state, seat);
+        let mut legal = engine::legal_actions_json::<Googly>(&state, seat);
         if legal.len() > 1 && rng.next_u64() % declare_one_in != 0 {
             legal.retain(|a| a["type"] != "declare");
         }
@@ -1445,7 +1445,7 @@ fn live_scorecards_keep_their_invariants_during_play() {
         }
         t.step();
         check_scorecard(&t.s);
-        let view = Googly::view(&t.s, Viewer::Spectator);
+        let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
         assert!(view.private.is_none());
     }
 }

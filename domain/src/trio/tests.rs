@@ -288,7 +288,7 @@ fn a_turned_up_heroine_is_exposed_and_every_player_lays() {
     assert_eq!(state.phase(), Phase::Trick);
     assert_eq!(state.trick().map(|t| t.heroine), Some(card("wendy-1")));
     assert_eq!(to_act(&state), [0, 1, 2]);
-    let view = G::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<G>(&state, Viewer::Spectator);
     assert_eq!(view.public["exposed"]["card"], "wendy-1");
     assert_eq!(view.public["exposed"]["from_hand"], false);
 }
@@ -345,9 +345,10 @@ fn lays_stay_face_down_until_every_player_has_laid() {
     assert_eq!(other, json!({"type": "lay", "seat": 0, "count": 3}));
     let own = G::redact(&lay_event, Viewer::Seat(Seat(0)));
     assert_eq!(own["cards"], json!(["trio-01", "trio-07", "jinx-1"]));
-    let theirs = serde_json::to_string(&G::view(&state, Viewer::Seat(Seat(1)))).unwrap();
+    let theirs =
+        serde_json::to_string(&engine::view_json::<G>(&state, Viewer::Seat(Seat(1)))).unwrap();
     assert!(!theirs.contains("trio-01") && !theirs.contains("trio-07"));
-    let mine = G::view(&state, Viewer::Seat(Seat(0)));
+    let mine = engine::view_json::<G>(&state, Viewer::Seat(Seat(0)));
     assert_eq!(
         mine.private.unwrap()["laid"],
         json!(["jinx-1", "trio-01", "trio-07"])
@@ -399,7 +400,7 @@ fn a_player_must_lay_three_cards_while_she_holds_three_or_more() {
     );
     assert_eq!(error.rule(), "different-cards");
     assert_eq!(
-        G::legal_actions(&state, Seat(0)),
+        engine::legal_actions_json::<G>(&state, Seat(0)),
         vec![
             json!({"type": "lay", "cards": {"choose": 3, "from": ["jinx-1", "penny-1", "trio-01", "trio-07"]}})
         ]
@@ -415,7 +416,7 @@ fn a_player_with_fewer_than_three_cards_lays_all_she_has() {
     );
     let (state, _) = turn_up(&state, 0);
     assert_eq!(
-        G::legal_actions(&state, Seat(1)),
+        engine::legal_actions_json::<G>(&state, Seat(1)),
         vec![json!({"type": "lay", "cards": {"choose": 1, "from": ["trio-02"]}})]
     );
     assert_eq!(
@@ -435,7 +436,7 @@ fn a_player_with_no_cards_sits_out_the_trick_with_an_empty_lay() {
     );
     let (state, _) = turn_up(&state, 0);
     assert_eq!(to_act(&state), [0, 2]);
-    assert!(G::legal_actions(&state, Seat(1)).is_empty());
+    assert!(engine::legal_actions_json::<G>(&state, Seat(1)).is_empty());
     assert_eq!(
         out_of_turn(&state, 1, json!({"type": "lay", "cards": []})).kind(),
         RefusalKind::NotYourMove
@@ -548,7 +549,7 @@ fn the_winner_takes_jokers_and_trios_showing_her_from_every_lay_and_the_rest_go_
     assert_eq!(ids(state.hand(Seat(0))), sorted(&["jinx-1", "trio-07"]));
     assert_eq!(ids(state.hand(Seat(1))), sorted(&["trio-09"]));
     assert_eq!(ids(state.hand(Seat(2))), sorted(&["belle-1", "trio-10"]));
-    let view = G::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<G>(&state, Viewer::Spectator);
     assert_eq!(view.public["last_trick"]["winner"], 0);
     assert_eq!(view.public["last_trick"]["points"], json!([8, 6, 2]));
     assert_eq!(view.public["last_trick_winner"], 0);
@@ -705,7 +706,7 @@ fn when_the_last_card_is_turned_up_the_next_player_must_lay_a_heroine_from_her_h
     let (state, _) = turn_up(&state, 0);
     assert_eq!(state.phase(), Phase::HeroineFromHand(Seat(1)));
     assert_eq!(
-        G::legal_actions(&state, Seat(1)),
+        engine::legal_actions_json::<G>(&state, Seat(1)),
         vec![
             json!({"type": "expose", "card": "wendy-1"}),
             json!({"type": "expose", "card": "wendy-2"}),
@@ -733,7 +734,7 @@ fn when_the_last_card_is_turned_up_the_next_player_must_lay_a_heroine_from_her_h
 fn a_player_with_no_heroine_passes_and_the_turn_goes_left() {
     let state = table(0, &[&["trio-07"], &["jinx-1", "trio-01", "trio-02"]], &[]);
     assert_eq!(
-        G::legal_actions(&state, Seat(0)),
+        engine::legal_actions_json::<G>(&state, Seat(0)),
         vec![json!({"type": "pass"})]
     );
     let (state, events) = ok(&state, 0, json!({"type": "pass"}));
@@ -756,7 +757,7 @@ fn a_heroine_laid_from_hand_does_not_count_for_her_but_her_twin_does() {
         events,
         vec![json!({"type": "expose", "seat": 0, "card": "wendy-1"})]
     );
-    let view = G::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<G>(&state, Viewer::Spectator);
     assert_eq!(view.public["exposed"]["from_hand"], true);
     assert_eq!(view.seats[0]["hand"], 3);
     let (state, _) = lay(&state, 0, &["wendy-2", "trio-01", "girl-1"]);
@@ -795,14 +796,14 @@ fn the_game_ends_when_the_last_heroine_has_been_played_for() {
     let (state, _) = ok(&state, 0, json!({"type": "pass"}));
     let (state, _) = ok(&state, 1, json!({"type": "expose", "card": "jinx-1"}));
     let (state, _) = lay(&state, 0, &["trio-07"]);
-    assert_eq!(G::outcome(&state), None);
+    assert_eq!(engine::outcome_json::<G>(&state), None);
     let (state, events) = lay(&state, 1, &["trio-01", "trio-02"]);
     assert_eq!(types(&events), ["lay", "reveal", "resolve", "game_over"]);
     // trio-07 shows Jinx on top (3) against trio-01's 2: seat 0 takes both.
     assert_eq!(event(&events, "resolve")["winner"], 0);
     assert_eq!(state.phase(), Phase::Over);
     assert!(G::to_act(&state).is_empty());
-    assert!(G::legal_actions(&state, Seat(1)).is_empty());
+    assert!(engine::legal_actions_json::<G>(&state, Seat(1)).is_empty());
     assert_eq!(
         out_of_turn(&state, 1, json!({"type": "pass"})),
         OutOfTurn::GameOver
@@ -825,7 +826,10 @@ fn the_game_ends_with_the_last_heroine_even_if_the_centre_pack_is_not_used_up() 
     let (state, events) = lay(&state, 1, &["wendy-2", "trio-10", "trio-12"]);
     assert_eq!(types(&events), ["lay", "reveal", "resolve", "game_over"]);
     assert_eq!(event(&events, "game_over")["left_in_pack"], 2);
-    assert_eq!(G::outcome(&state).unwrap()["left_in_pack"], 2);
+    assert_eq!(
+        engine::outcome_json::<G>(&state).unwrap()["left_in_pack"],
+        2
+    );
 }
 
 #[test]
@@ -872,7 +876,7 @@ fn scores_are_cards_won_less_cards_in_hand_and_equal_top_scores_share_the_win() 
     state.phase = Phase::Over;
     G::check_invariants(&state).unwrap();
     let rest = state.won(Seat(2)).len() as i64;
-    let outcome = G::outcome(&state).unwrap();
+    let outcome = engine::outcome_json::<G>(&state).unwrap();
     assert_eq!(outcome["scores"], json!([3, 3, rest - 10]));
     assert_eq!(outcome["won"], json!([4, 5, rest]));
     assert_eq!(outcome["in_hand"], json!([1, 2, 10]));
