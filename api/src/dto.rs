@@ -241,6 +241,65 @@ pub struct CatalogGame {
     pub cards: Value,
 }
 
+/// `GET /v1/catalog/{game}/schemas`: JSON Schemas (draft 2020-12) of a game's types.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameSchemas {
+    /// The game id.
+    pub game: String,
+    /// The `options` object of `POST /v1/games`.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// A body of `POST /v1/games/{id}/actions`.
+    #[schema(value_type = Object)]
+    pub action: Value,
+    /// One entry of a view's `legal_actions`: an action, except that `{"choose": k, "from":
+    /// [ids]}` may stand for a list of k distinct ids.
+    #[schema(value_type = Object)]
+    pub legal_action: Value,
+    /// The parts of a view.
+    pub view: ViewSchemas,
+    /// A finished game's `result`.
+    #[schema(value_type = Object)]
+    pub outcome: Value,
+    /// One event with its `type`, as a finished game's log holds it (while a game is in
+    /// progress, a viewer sees some events with hidden cards taken out).
+    #[schema(value_type = Object)]
+    pub event: Value,
+}
+
+/// JSON Schemas of the parts of a view.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ViewSchemas {
+    /// One entry of `seats` (which also carries the server's `seat` and `name`).
+    #[schema(value_type = Object)]
+    pub seat: Value,
+    /// `public`.
+    #[schema(value_type = Object)]
+    pub public: Value,
+    /// `you` (which also carries the server's `seat`).
+    #[schema(value_type = Object)]
+    pub private: Value,
+}
+
+impl GameSchemas {
+    /// The schemas the domain publishes for game `id`.
+    pub fn new(id: &str, schemas: parlour_domain::GameSchemas) -> Self {
+        GameSchemas {
+            game: id.to_string(),
+            options: schemas.options,
+            action: schemas.action,
+            legal_action: schemas.legal_action,
+            view: ViewSchemas {
+                seat: schemas.view.seat,
+                public: schemas.view.public,
+                private: schemas.view.private,
+            },
+            outcome: schemas.outcome,
+            event: schemas.event,
+        }
+    }
+}
+
 /// `GET /v1/catalog`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Catalog {

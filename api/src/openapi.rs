@@ -40,7 +40,7 @@ hash-chained event log; after the game its seed is revealed and `GET /v1/games/{
         license(name = "MIT")
     ),
     paths(
-        catalog::list, catalog::show,
+        catalog::list, catalog::show, catalog::game_schemas,
         games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
         games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz, keys::keys,
@@ -48,7 +48,7 @@ hash-chained event log; after the game its seed is revealed and `GET /v1/games/{
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
         dto::GameEvent, dto::EventPage, dto::AuditFailure, dto::AuditReport, dto::CatalogEntry,
-        dto::CatalogGame, dto::Catalog, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
+        dto::CatalogGame, dto::Catalog, dto::GameSchemas, dto::ViewSchemas, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
         dto::LogHead, dto::GameFile, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
     )),
     modifiers(&SeatToken),

@@ -51,7 +51,7 @@ impl std::fmt::Debug for Seed {
 pub struct SeedError;
 
 /// The outcome of one shuffle, as recorded in an event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shuffled<T> {
     /// The ChaCha20 stream of the game's seed that produced this order.
     pub stream: u64,

@@ -13,6 +13,82 @@ use crate::game::{
     Viewer,
 };
 
+/// JSON Schemas (draft 2020-12) of everything a game sends or accepts, so a client, a bot or a
+/// generated SDK sees the game's real types.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GameSchemas {
+    /// The options object accepted at creation.
+    pub options: Value,
+    /// An action body a player may send.
+    pub action: Value,
+    /// One entry of `legal_actions`: an action, or a template with `{"choose": k, "from": [...]}`.
+    pub legal_action: Value,
+    /// The parts of a view.
+    pub view: ViewSchemas,
+    /// The result of a finished game.
+    pub outcome: Value,
+    /// One event of the log, with its `type`, as recorded (before any redaction).
+    pub event: Value,
+}
+
+/// JSON Schemas of the three parts of a view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ViewSchemas {
+    /// What everyone sees of one seat (one entry of `seats`).
+    pub seat: Value,
+    /// What lies face up for everyone.
+    pub public: Value,
+    /// What only the player in a seat sees.
+    pub private: Value,
+}
+
+/// The JSON Schema of `T` as a JSON document.
+fn schema_of<T: schemars::JsonSchema>() -> Value {
+    schemars::schema_for!(T).to_value()
+}
+
+/// The schemas of game `G`'s types.
+pub fn schemas_of<G: Game>() -> GameSchemas {
+    GameSchemas {
+        options: schema_of::<G::Options>(),
+        action: schema_of::<G::Action>(),
+        legal_action: schema_of::<G::LegalAction>(),
+        view: ViewSchemas {
+            seat: schema_of::<G::SeatView>(),
+            public: schema_of::<G::PublicView>(),
+            private: schema_of::<G::PrivateView>(),
+        },
+        outcome: schema_of::<G::Outcome>(),
+        event: schema_of::<G::Event>(),
+    }
+}
+
+/// `value` as JSON. The games' types are plain data (strings, numbers, lists, maps keyed by
+/// strings), which always serialise; `null` stands in should one ever not.
+fn json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// What `seat` may submit now, as JSON: what every table sends.
+pub fn legal_actions_json<G: Game>(state: &G::State, seat: Seat) -> Vec<Value> {
+    G::legal_actions(state, seat).iter().map(json).collect()
+}
+
+/// What `viewer` sees, as JSON: what every table sends.
+pub fn view_json<G: Game>(state: &G::State, viewer: Viewer) -> View {
+    let view = G::view(state, viewer);
+    View {
+        seats: view.seats.iter().map(json).collect(),
+        public: json(&view.public),
+        private: view.private.as_ref().map(json),
+    }
+}
+
+/// The result once the game is over, as JSON: what every table sends.
+pub fn outcome_json<G: Game>(state: &G::State) -> Option<Value> {
+    G::outcome(state).as_ref().map(json)
+}
+
 /// One event as the log stores it: its type and its data (the event without its `type`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Recorded {
@@ -61,6 +137,96 @@ impl Refused {
             },
         }
     }
+}
+
+/// A move the framework refuses before any game's own `decide` sees it: these two rules are
+/// the same for every game, so they are written once, here, with one name each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OutOfTurn {
+    /// The game has an outcome: no seat moves again.
+    #[error("the game is over")]
+    GameOver,
+    /// The seat is not one the game is waiting for.
+    #[error("it is not your move: {}", waiting_for(.to_act))]
+    NotYourMove {
+        /// The seats the game is waiting for.
+        to_act: Vec<Seat>,
+    },
+}
+
+fn waiting_for(seats: &[Seat]) -> String {
+    match seats {
+        [] => String::from("the game is waiting for no one"),
+        seats => {
+            let seats: Vec<String> = seats.iter().map(Seat::to_string).collect();
+            format!("the game is waiting for {}", seats.join(" and "))
+        }
+    }
+}
+
+impl Refusal for OutOfTurn {
+    fn kind(&self) -> RefusalKind {
+        RefusalKind::NotYourMove
+    }
+
+    fn rule(&self) -> &'static str {
+        match self {
+            OutOfTurn::GameOver => "game-over",
+            OutOfTurn::NotYourMove { .. } => "not-your-move",
+        }
+    }
+}
+
+/// Why a move was refused on the typed path: by the framework, or by one of the game's rules.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveRefused<E> {
+    /// Out of turn, or after the end: refused before the game was asked.
+    #[error(transparent)]
+    OutOfTurn(OutOfTurn),
+    /// The game's own rules forbid it.
+    #[error(transparent)]
+    Rule(E),
+}
+
+impl<E: Refusal> Refusal for MoveRefused<E> {
+    fn kind(&self) -> RefusalKind {
+        match self {
+            MoveRefused::OutOfTurn(refusal) => refusal.kind(),
+            MoveRefused::Rule(refusal) => refusal.kind(),
+        }
+    }
+
+    fn rule(&self) -> &'static str {
+        match self {
+            MoveRefused::OutOfTurn(refusal) => refusal.rule(),
+            MoveRefused::Rule(refusal) => refusal.rule(),
+        }
+    }
+}
+
+/// The framework's turn check: any move once the game has an outcome, and any move from a
+/// seat not in `to_act`, is refused here, so no game re-implements either.
+pub fn check_turn<G: Game>(state: &G::State, seat: Seat) -> Result<(), OutOfTurn> {
+    if G::outcome(state).is_some() {
+        return Err(OutOfTurn::GameOver);
+    }
+    let to_act = G::to_act(state);
+    if !to_act.contains(&seat) {
+        return Err(OutOfTurn::NotYourMove { to_act });
+    }
+    Ok(())
+}
+
+/// Decides a typed action the way every table does: the framework's turn check first, then
+/// the game's own `decide`. Changes nothing.
+pub fn decide<G: Game>(
+    state: &G::State,
+    seat: Seat,
+    action: &G::Action,
+    chance: &mut Chance,
+) -> Result<Vec<G::Event>, MoveRefused<G::Error>> {
+    check_turn::<G>(state, seat).map_err(MoveRefused::OutOfTurn)?;
+    G::decide(state, seat, action, chance).map_err(MoveRefused::Rule)
 }
 
 /// A stored event that does not fit the game: the log is corrupt or from another engine.
@@ -134,6 +300,8 @@ pub trait Engine: Send + Sync {
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent>;
     /// Statistics over finished games' `record` exports, for games that keep them.
     fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>>;
+    /// JSON Schemas of the game's options, actions, legal actions, views, outcome and events.
+    fn schemas(&self) -> GameSchemas;
 }
 
 /// Adapts a [`Game`] to [`Engine`].
@@ -289,7 +457,7 @@ impl<G: Game> Table for TableOf<G> {
         let (action, canonical) = parse_strictly::<G::Action>(action)
             .map_err(|error| Refused::Malformed(format!("not a move of this game: {error}")))?;
         let events =
-            G::decide(self.state(), seat, &action, chance).map_err(|e| Refused::from_rule(&e))?;
+            decide::<G>(self.state(), seat, &action, chance).map_err(|e| Refused::from_rule(&e))?;
         Ok(decision::<G>(events, Some(canonical)))
     }
 
@@ -302,7 +470,7 @@ impl<G: Game> Table for TableOf<G> {
         let typed: G::Action = serde_json::from_value(action.clone())
             .map_err(|error| Refused::Malformed(format!("not a move of this game: {error}")))?;
         let events =
-            G::decide(self.state(), seat, &typed, chance).map_err(|e| Refused::from_rule(&e))?;
+            decide::<G>(self.state(), seat, &typed, chance).map_err(|e| Refused::from_rule(&e))?;
         Ok(decision::<G>(events, Some(action.clone())))
     }
 
@@ -328,15 +496,15 @@ impl<G: Game> Table for TableOf<G> {
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Value> {
-        G::legal_actions(self.state(), seat)
+        legal_actions_json::<G>(self.state(), seat)
     }
 
     fn view(&self, viewer: Viewer) -> View {
-        G::view(self.state(), viewer)
+        view_json::<G>(self.state(), viewer)
     }
 
     fn outcome(&self) -> Option<Value> {
-        G::outcome(self.state())
+        outcome_json::<G>(self.state())
     }
 
     fn scoresheet(&self) -> Option<Scoresheet> {
@@ -392,6 +560,10 @@ impl<G: Game> Engine for EngineOf<G> {
 
     fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>> {
         G::statistics(records)
+    }
+
+    fn schemas(&self) -> GameSchemas {
+        schemas_of::<G>()
     }
 
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent> {

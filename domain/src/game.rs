@@ -2,6 +2,7 @@
 //!
 //! See `docs/architecture.md` for how each of the five games maps onto it.
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,7 +11,18 @@ use crate::chance::Chance;
 
 /// A place at the table, numbered from 0 (the seat on the dealer's left plays first).
 #[derive(
-    Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+    Copy,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    Default,
+    JsonSchema,
 )]
 #[serde(transparent)]
 pub struct Seat(pub u8);
@@ -93,7 +105,8 @@ pub enum SetupError {
 /// How a refused move is to be understood by the player who tried it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusalKind {
-    /// The move may be fine, but it is not this seat's move now (or the game is over).
+    /// The move may be fine, but it is not this seat's move now (or the game is over): the
+    /// framework's [`crate::engine::OutOfTurn`] refusals.
     NotYourMove,
     /// The rules forbid this move.
     Forbidden,
@@ -107,15 +120,29 @@ pub trait Refusal: std::error::Error + Send + Sync + 'static {
     fn rule(&self) -> &'static str;
 }
 
-/// What one viewer sees of a game at one moment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct View {
+/// What one viewer sees of a game at one moment: typed per game (`View<G::SeatView, ...>`,
+/// see [`ViewOf`]) inside the domain, and as JSON (the defaults) at the engine's edge.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct View<S = Value, P = Value, Q = Value> {
     /// What everyone can see about each seat (cards held, cards won, ...), in seat order.
-    pub seats: Vec<Value>,
+    pub seats: Vec<S>,
     /// What lies face up on the table for everyone.
-    pub public: Value,
+    pub public: P,
     /// What only this viewer sees (their hand, cards shown to them alone); `None` for spectators.
-    pub private: Option<Value>,
+    pub private: Option<Q>,
+}
+
+/// A game's own typed view.
+pub type ViewOf<G> = View<<G as Game>::SeatView, <G as Game>::PublicView, <G as Game>::PrivateView>;
+
+/// A choice of cards in a legal-action template: the client replaces it with `choose`
+/// distinct ids out of `from`. Written `{"choose": k, "from": [...]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Choose<T> {
+    /// How many to choose.
+    pub choose: usize,
+    /// The ids to choose from.
+    pub from: Vec<T>,
 }
 
 /// A score-sheet: the same record as data and as text a person can read.
@@ -150,15 +177,44 @@ pub struct Description {
 ///
 /// Actions and events serialise as internally tagged objects, `{"type": "lay", ...}`, with
 /// snake_case type names; the type of an event is what the log records as its type.
+///
+/// Every type a client sees (options, actions, legal-action templates, views, the outcome,
+/// events) is a Rust type with a JSON Schema, which the engine publishes
+/// ([`crate::engine::Engine::schemas`]).
 pub trait Game: Sized + 'static {
     /// The options chosen at creation.
-    type Options: Serialize + DeserializeOwned + Default + Clone + std::fmt::Debug + Send + Sync;
+    type Options: Serialize
+        + DeserializeOwned
+        + JsonSchema
+        + Default
+        + Clone
+        + std::fmt::Debug
+        + Send
+        + Sync;
     /// Everything about the game at one moment, hidden cards included.
     type State: Clone + std::fmt::Debug + PartialEq + Send + Sync;
     /// What a player may submit.
-    type Action: Serialize + DeserializeOwned + Clone + std::fmt::Debug;
+    type Action: Serialize + DeserializeOwned + JsonSchema + Clone + std::fmt::Debug;
+    /// A move as `legal_actions` offers it: an action, except that a choice of cards may be
+    /// a [`Choose`] template.
+    type LegalAction: Serialize + JsonSchema;
     /// What happened: the log is a sequence of these.
-    type Event: Serialize + DeserializeOwned + Clone + std::fmt::Debug + PartialEq + Send + Sync;
+    type Event: Serialize
+        + DeserializeOwned
+        + JsonSchema
+        + Clone
+        + std::fmt::Debug
+        + PartialEq
+        + Send
+        + Sync;
+    /// What everyone sees of one seat.
+    type SeatView: Serialize + JsonSchema;
+    /// What lies face up for everyone.
+    type PublicView: Serialize + JsonSchema;
+    /// What only the player in a seat sees.
+    type PrivateView: Serialize + JsonSchema;
+    /// The result of a finished game.
+    type Outcome: Serialize + JsonSchema;
     /// Why a move was refused.
     type Error: Refusal;
 
@@ -175,8 +231,9 @@ pub trait Game: Sized + 'static {
     fn start(state: &Self::State, chance: &mut Chance) -> Vec<Self::Event>;
 
     /// Decides what happens when `seat` tries `action`. Never changes the state: a refused
-    /// move changes nothing. A seat that is not in `to_act` (or any seat once the game is
-    /// over) is refused with [`RefusalKind::NotYourMove`].
+    /// move changes nothing. The framework ([`crate::engine::decide`]) calls this only for a
+    /// seat in `to_act` of a game without an outcome: a move out of turn or after the end is
+    /// refused there, once for every game, so a game's own errors are its real rules.
     fn decide(
         state: &Self::State,
         seat: Seat,
@@ -193,17 +250,17 @@ pub trait Game: Sized + 'static {
 
     /// What `seat` may submit now, as complete action bodies, except that a choice of cards is
     /// written `{"choose": k, "from": [card ids]}`: the client replaces it with k distinct ids.
-    fn legal_actions(state: &Self::State, seat: Seat) -> Vec<Value>;
+    fn legal_actions(state: &Self::State, seat: Seat) -> Vec<Self::LegalAction>;
 
     /// What `viewer` sees now.
-    fn view(state: &Self::State, viewer: Viewer) -> View;
+    fn view(state: &Self::State, viewer: Viewer) -> ViewOf<Self>;
 
     /// The event as `viewer` may see it while the game is in progress, with every card they
     /// could not see at the table taken out (the `type` field may be left out).
     fn redact(event: &Self::Event, viewer: Viewer) -> Value;
 
     /// The result once the game is over; `None` while it is in progress.
-    fn outcome(state: &Self::State) -> Option<Value>;
+    fn outcome(state: &Self::State) -> Option<Self::Outcome>;
 
     /// The score-sheet as everyone may see it (live while the game is in progress, final once
     /// it is over), for games that keep one: a JSON document and the same as plain text.

@@ -20,8 +20,10 @@ pub mod table_events;
 pub mod trio;
 
 pub use chance::{Chance, Seed, Shuffled};
-pub use engine::{Decision, Engine, Recorded, Refused, Table};
+pub use engine::{
+    Decision, Engine, GameSchemas, MoveRefused, OutOfTurn, Recorded, Refused, Table, ViewSchemas,
+};
 pub use game::{
-    Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View,
-    Viewer,
+    Choose, Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError,
+    View, ViewOf, Viewer,
 };

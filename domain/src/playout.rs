@@ -19,7 +19,9 @@ use rand_core::{RngCore, SeedableRng};
 use serde_json::Value;
 
 use crate::chance::{Chance, Seed};
-use crate::engine::{parse_recorded, record, Recorded};
+use crate::engine::{
+    decide, legal_actions_json, parse_recorded, record, view_json as engine_view_json, Recorded,
+};
 use crate::game::{Game, Refusal, RefusalKind, Seat, Setup, Viewer};
 
 /// What one playout did.
@@ -134,13 +136,13 @@ pub fn random_playout<G: Game>(
             return Err("the game is not over but no seat is to act".into());
         }
         for seat in Seat::all(players).filter(|s| !to_act.contains(s)) {
-            let offered = G::legal_actions(&state, seat);
+            let offered = legal_actions_json::<G>(&state, seat);
             if !offered.is_empty() {
                 return Err(format!("{seat} is not to act but is offered {offered:?}"));
             }
         }
         let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
-        let offered = G::legal_actions(&state, seat);
+        let offered = legal_actions_json::<G>(&state, seat);
         if offered.is_empty() {
             return Err(format!("{seat} is to act but has no legal action"));
         }
@@ -153,9 +155,9 @@ pub fn random_playout<G: Game>(
         check_refusals::<G>(&state, seat, &action, &to_act, players, game_seed, next_seq)?;
 
         let before = state.clone();
-        let events = G::decide(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
+        let events = decide::<G>(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
             .map_err(|e| format!("legal action {body} by {seat} refused: {e}"))?;
-        let again = G::decide(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
+        let again = decide::<G>(&state, seat, &action, &mut Chance::new(game_seed, next_seq))
             .map_err(|e| format!("deciding {body} twice: {e}"))?;
         if events != again {
             return Err(format!("deciding {body} twice gave different events"));
@@ -176,7 +178,7 @@ pub fn random_playout<G: Game>(
         return Err("the game is over but seats are still to act".into());
     }
     for seat in Seat::all(players) {
-        if !G::legal_actions(&state, seat).is_empty() {
+        if !legal_actions_json::<G>(&state, seat).is_empty() {
             return Err(format!("the game is over but {seat} is offered moves"));
         }
     }
@@ -208,7 +210,7 @@ fn check_refusals<G: Game>(
 ) -> Result<(), String> {
     let before = state.clone();
     for other in Seat::all(players).filter(|s| *s != seat && !to_act.contains(s)) {
-        match G::decide(state, other, action, &mut Chance::new(seed, next_seq)) {
+        match decide::<G>(state, other, action, &mut Chance::new(seed, next_seq)) {
             Ok(_) => return Err(format!("{other} made a move while not to act: {action:?}")),
             Err(e) if e.kind() != RefusalKind::NotYourMove => {
                 return Err(format!("{other} out of turn was told {e} ({:?})", e.kind()));
@@ -280,14 +282,14 @@ fn private_cards<G: Game>(
     seat: Seat,
     ids: &BTreeSet<String>,
 ) -> BTreeSet<String> {
-    match G::view(state, Viewer::Seat(seat)).private {
+    match engine_view_json::<G>(state, Viewer::Seat(seat)).private {
         Some(private) => mentioned_cards(&private, ids),
         None => BTreeSet::new(),
     }
 }
 
 fn view_json<G: Game>(state: &G::State, viewer: Viewer) -> Value {
-    serde_json::to_value(G::view(state, viewer)).unwrap_or(Value::Null)
+    serde_json::to_value(engine_view_json::<G>(state, viewer)).unwrap_or(Value::Null)
 }
 
 fn describe<E: serde::Serialize>(event: &E) -> String {

@@ -16,6 +16,7 @@ mod instances;
 mod outage;
 mod play;
 mod receipts;
+mod schemas;
 mod store;
 mod table_events;
 mod verify;

@@ -2,7 +2,9 @@
 
 use actix_web::{get, web, HttpResponse};
 
-use crate::dto::{Catalog, CatalogEntry, CatalogGame};
+use parlour_domain::catalog;
+
+use crate::dto::{Catalog, CatalogEntry, CatalogGame, GameSchemas};
 use crate::error::{ApiError, Problem};
 use crate::service::Parlour;
 
@@ -37,4 +39,24 @@ pub async fn show(
         entry: entry.into(),
         cards,
     }))
+}
+
+/// JSON Schemas (draft 2020-12) of one game's options, actions, legal actions, views, result
+/// and events, so a client, a bot or a generated SDK sees the game's real types. Pure facts
+/// about the rules: no game or database is read.
+#[utoipa::path(get, path = "/v1/catalog/{game}/schemas", tag = "catalog",
+    params(("game" = String, Path, description = "A game id, e.g. `girl`")),
+    responses(
+        (status = 200, body = GameSchemas),
+        (status = 404, description = "No such game in the catalogue", content_type = "application/problem+json"),
+    ))]
+#[get("/v1/catalog/{game}/schemas")]
+pub async fn game_schemas(game: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let engine = catalog::engine(&game).ok_or_else(|| {
+        ApiError::new(
+            Problem::NotFound,
+            format!("Parlour does not offer a game called {:?}", game.as_str()),
+        )
+    })?;
+    Ok(HttpResponse::Ok().json(GameSchemas::new(engine.describe().id, engine.schemas())))
 }

@@ -64,6 +64,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(docs::problem)
         .service(catalog::list)
         .service(catalog::show)
+        .service(catalog::game_schemas)
         .service(games::create)
         .service(games::show)
         .service(games::stream)

@@ -12,18 +12,23 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::chance::{Chance, Shuffled};
 use crate::game::{
-    Description, Game, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View, Viewer,
+    Choose, Description, Game, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, ViewOf,
+    Viewer,
 };
 
 pub mod cricsheet;
+pub mod figures;
 pub mod pack;
+pub mod points;
 pub mod scoresheet;
 pub mod stats;
+pub mod view;
 
 #[cfg(test)]
 mod tests;
@@ -65,7 +70,7 @@ pub struct Googly;
 // ---------------------------------------------------------------------------------------------
 
 /// How the humans at the table share the match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
     /// The team game: seats alternate between the sides; the packs are divided between the two
@@ -91,7 +96,7 @@ impl Variant {
 }
 
 /// One side as given at creation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TeamOptions {
     /// The side's name (default "Gentlemen" for the first side, "Players" for the second).
@@ -102,7 +107,7 @@ pub struct TeamOptions {
 }
 
 /// GOOGLY's options.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// `team`, `two_player`, `three_player` or `patience`; by default from the number of
@@ -161,9 +166,9 @@ pub struct Match {
     /// The two sides, in the order given.
     pub teams: [Team; 2],
     /// Each seat's sides and players as the view shows them, built once.
-    roles: Vec<Value>,
+    roles: Vec<view::SeatRoles>,
     /// The sides as the view shows them, built once.
-    teams_view: Value,
+    teams_view: Vec<view::TeamView>,
 }
 
 impl Match {
@@ -249,9 +254,9 @@ impl Match {
             (Some(first), Some(second)) => {
                 let teams = [first, second];
                 let roles = Seat::all(seats)
-                    .map(|seat| scoresheet::seat_roles(&teams, seat))
+                    .map(|seat| view::seat_roles(&teams, seat))
                     .collect();
-                let teams_view = scoresheet::teams_view(&teams);
+                let teams_view = view::teams_view(&teams);
                 Ok(Match {
                     variant,
                     seats,
@@ -280,7 +285,7 @@ impl Match {
 // ---------------------------------------------------------------------------------------------
 
 /// What the toss winner chose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Choice {
     /// To bat first.
@@ -290,7 +295,7 @@ pub enum Choice {
 }
 
 /// How a match was won.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Margin {
     /// The side batting last was dismissed (or declared) this many runs short.
@@ -302,7 +307,7 @@ pub enum Margin {
 }
 
 /// The match's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchResult {
     /// A side won.
@@ -552,7 +557,7 @@ impl State {
 // ---------------------------------------------------------------------------------------------
 
 /// What a seat may submit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// The toss winner's captain chooses to bat or to field.
@@ -615,7 +620,7 @@ pub enum Action {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The captains tossed: the two sides in a seeded shuffle, the first named won.
@@ -708,15 +713,55 @@ pub enum Event {
     },
 }
 
+/// A move as `legal_actions` offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LegalAction {
+    /// Bat or field.
+    Elect {
+        /// `bat` or `field`.
+        to: Choice,
+    },
+    /// The batting order: all eleven names, in order.
+    BattingOrder {
+        /// The side's players.
+        order: Choose<String>,
+    },
+    /// The two opening bowlers.
+    OpeningBowlers {
+        /// The fielding side's players.
+        bowlers: Choose<String>,
+    },
+    /// Take the default for every decision this seat faces now.
+    AcceptDefaults,
+    /// Enforce the follow-on, or not.
+    FollowOn {
+        /// Whether to enforce it.
+        enforce: bool,
+    },
+    /// Claim extra time, or not.
+    ExtraTime {
+        /// Whether to claim it.
+        claim: bool,
+    },
+    /// Name the bowler of the next over.
+    Bowler {
+        /// A player who did not bowl the last over.
+        name: String,
+    },
+    /// Turn up the top batting card.
+    Play,
+    /// Let the scorer play this seat's cards on.
+    PlayOn,
+    /// Declare the innings closed.
+    Declare,
+    /// Turn up the top bowling card after a "How's That".
+    Bowl,
+}
+
 /// A broken rule, in a player's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// Not this seat's move.
-    #[error("it is not your move: the match is waiting for someone else")]
-    NotYourMove,
-    /// The match is over.
-    #[error("the match is over")]
-    MatchOver,
     /// The match is waiting for a different decision.
     #[error("the match is not waiting for that now: {0}")]
     NotNow(&'static str),
@@ -739,16 +784,12 @@ pub enum RuleError {
 
 impl Refusal for RuleError {
     fn kind(&self) -> RefusalKind {
-        match self {
-            RuleError::NotYourMove | RuleError::MatchOver => RefusalKind::NotYourMove,
-            _ => RefusalKind::Forbidden,
-        }
+        // Out of turn and after the match are refused by the framework before `decide`.
+        RefusalKind::Forbidden
     }
 
     fn rule(&self) -> &'static str {
         match self {
-            RuleError::NotYourMove => "not-your-move",
-            RuleError::MatchOver => "match-over",
             RuleError::NotNow(_) => "not-now",
             RuleError::UnknownPlayer(_) => "unknown-player",
             RuleError::BattingOrder => "batting-order-of-eleven",
@@ -1528,7 +1569,12 @@ impl Game for Googly {
     type Options = Options;
     type State = State;
     type Action = Action;
+    type LegalAction = LegalAction;
     type Event = Event;
+    type SeatView = view::SeatView;
+    type PublicView = view::PublicView;
+    type PrivateView = view::PrivateView;
+    type Outcome = view::Outcome;
     type Error = RuleError;
 
     fn describe() -> Description {
@@ -1612,12 +1658,6 @@ impl Game for Googly {
         action: &Action,
         chance: &mut Chance,
     ) -> Result<Vec<Event>, RuleError> {
-        if state.phase == Phase::Finished {
-            return Err(RuleError::MatchOver);
-        }
-        if !state.seats_to_act().contains(&seat) {
-            return Err(RuleError::NotYourMove);
-        }
         let events = state.first_events(seat, action)?;
         Ok(state.carry_on(events, chance))
     }
@@ -1631,7 +1671,7 @@ impl Game for Googly {
         state.seats_to_act()
     }
 
-    fn legal_actions(state: &State, seat: Seat) -> Vec<Value> {
+    fn legal_actions(state: &State, seat: Seat) -> Vec<LegalAction> {
         if !state.seats_to_act().contains(&seat) {
             return vec![];
         }
@@ -1639,60 +1679,68 @@ impl Game for Googly {
         let captain_of = |side: u8| state.captain(side) == seat;
         match state.due() {
             Due::Elect(_) => {
-                actions.push(json!({"type": "elect", "to": "bat"}));
-                actions.push(json!({"type": "elect", "to": "field"}));
+                actions.push(LegalAction::Elect { to: Choice::Bat });
+                actions.push(LegalAction::Elect { to: Choice::Field });
             }
             Due::Setup { order, openers } => {
                 if let Some(side) = order.filter(|&s| captain_of(s)) {
                     let names = &state.game.team(side).players;
-                    actions.push(json!({"type": "batting_order", "order": {"choose": ELEVEN, "from": names}}));
+                    actions.push(LegalAction::BattingOrder {
+                        order: Choose {
+                            choose: ELEVEN,
+                            from: names.clone(),
+                        },
+                    });
                 }
                 if let Some(side) = openers.filter(|&s| captain_of(s)) {
                     let names = &state.game.team(side).players;
-                    actions.push(
-                        json!({"type": "opening_bowlers", "bowlers": {"choose": 2, "from": names}}),
-                    );
+                    actions.push(LegalAction::OpeningBowlers {
+                        bowlers: Choose {
+                            choose: 2,
+                            from: names.clone(),
+                        },
+                    });
                 }
-                actions.push(json!({"type": "accept_defaults"}));
+                actions.push(LegalAction::AcceptDefaults);
             }
             Due::FollowOn(_) => {
-                actions.push(json!({"type": "follow_on", "enforce": true}));
-                actions.push(json!({"type": "follow_on", "enforce": false}));
+                actions.push(LegalAction::FollowOn { enforce: true });
+                actions.push(LegalAction::FollowOn { enforce: false });
             }
             Due::ExtraTime(_) => {
-                actions.push(json!({"type": "extra_time", "claim": true}));
-                actions.push(json!({"type": "extra_time", "claim": false}));
+                actions.push(LegalAction::ExtraTime { claim: true });
+                actions.push(LegalAction::ExtraTime { claim: false });
             }
             Due::Bowler(side) => {
                 let team = state.game.team(side);
                 for (i, name) in team.players.iter().enumerate() {
                     if Some(i as u8) != state.last_bowler {
-                        actions.push(json!({"type": "bowler", "name": name}));
+                        actions.push(LegalAction::Bowler { name: name.clone() });
                     }
                 }
             }
             Due::Ball => {
                 if state.striker_seat() == seat {
-                    actions.push(json!({"type": "play"}));
+                    actions.push(LegalAction::Play);
                 }
                 if !state.plays_on(seat) {
-                    actions.push(json!({"type": "play_on"}));
+                    actions.push(LegalAction::PlayOn);
                 }
                 if captain_of(state.batting_side()) {
-                    actions.push(json!({"type": "declare"}));
+                    actions.push(LegalAction::Declare);
                 }
             }
             Due::Appeal => {
-                actions.push(json!({"type": "bowl"}));
-                actions.push(json!({"type": "play_on"}));
+                actions.push(LegalAction::Bowl);
+                actions.push(LegalAction::PlayOn);
             }
             Due::Finished | Due::Toss | Due::Shuffle(_) => {}
         }
         actions
     }
 
-    fn view(state: &State, viewer: Viewer) -> View {
-        scoresheet::view(state, viewer)
+    fn view(state: &State, viewer: Viewer) -> ViewOf<Self> {
+        view::view(state, viewer)
     }
 
     fn redact(event: &Event, _viewer: Viewer) -> Value {
@@ -1709,34 +1757,39 @@ impl Game for Googly {
         value
     }
 
-    fn outcome(state: &State) -> Option<Value> {
+    fn outcome(state: &State) -> Option<view::Outcome> {
         let result = state.result?;
         let game = &state.game;
-        let points = stats::championship_points(state);
+        let points = points::championship_points(state);
         let winners: Vec<Seat> = match result {
             MatchResult::Won { side, .. } => game.team(side).seats.clone(),
             _ => vec![],
         };
-        let seats: Vec<Value> = Seat::all(game.seats)
+        let seats = Seat::all(game.seats)
             .map(|seat| {
                 let sides: Vec<u8> = (0..2u8)
                     .filter(|&s| game.team(s).seats.contains(&seat))
                     .collect();
-                let score: u16 = sides.iter().map(|&s| points[usize::from(s)]).sum();
-                json!({"seat": seat, "sides": sides, "points": score})
+                let points = sides.iter().map(|&s| points[usize::from(s)]).sum();
+                view::SeatPoints {
+                    seat,
+                    sides,
+                    points,
+                }
             })
             .collect();
-        Some(json!({
-            "result": result,
-            "summary": scoresheet::result_text(state),
-            "winners": winners,
-            "points": {
-                game.teams[0].name.clone(): points[0],
-                game.teams[1].name.clone(): points[1],
-            },
-            "seats": seats,
-            "totals": [state.aggregate(0), state.aggregate(1)],
-        }))
+        Some(view::Outcome {
+            result,
+            summary: scoresheet::result_text(state),
+            winners,
+            points: [
+                (game.teams[0].name.clone(), points[0]),
+                (game.teams[1].name.clone(), points[1]),
+            ]
+            .into(),
+            seats,
+            totals: [state.aggregate(0), state.aggregate(1)],
+        })
     }
 
     fn scoresheet(state: &State) -> Option<Scoresheet> {

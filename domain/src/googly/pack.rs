@@ -5,6 +5,9 @@
 //! "1 leg bye" in the bowling pack). Cards of one kind are identical; each still has its own
 //! stable id (`bat-4-runs-3`, `bowl-caught-5`) so a client can draw it and the log can name it.
 
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
@@ -252,6 +255,38 @@ impl<'de> Deserialize<'de> for BowlCard {
         let id = String::deserialize(deserializer)?;
         BowlCard::from_id(&id)
             .ok_or_else(|| serde::de::Error::custom(format!("no bowling card {id}")))
+    }
+}
+
+/// A batting card is written as its id: the schema lists them.
+impl JsonSchema for BatCard {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("BatCard")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<String> = BatCard::all().map(BatCard::id).collect();
+        json_schema!({
+            "type": "string",
+            "description": "The id of a batting card, e.g. `bat-4-runs-3`",
+            "enum": ids,
+        })
+    }
+}
+
+/// A bowling card is written as its id: the schema lists them.
+impl JsonSchema for BowlCard {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("BowlCard")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<String> = BowlCard::all().map(BowlCard::id).collect();
+        json_schema!({
+            "type": "string",
+            "description": "The id of a bowling card, e.g. `bowl-caught-5`",
+            "enum": ids,
+        })
     }
 }
 

@@ -10,6 +10,7 @@ use super::scoresheet::{InningsCard, Scorecard};
 use super::stats::{self, BattingEntry, BowlingEntry, MatchRecord};
 use super::*;
 use crate::chance::{Chance, Seed, Shuffled};
+use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::{Game, Player, Seat, Setup, Viewer};
 
 // --- helpers --------------------------------------------------------------------------------
@@ -176,6 +177,15 @@ impl T {
             self.ev(event.clone());
         }
         Ok(events)
+    }
+
+    /// The framework's refusal of a move out of turn or after the match.
+    fn out_of_turn(&self, seat: u8, action: Action) -> OutOfTurn {
+        let mut chance = Chance::new(Seed([9; 32]), self.seq);
+        match engine::decide::<Googly>(&self.s, Seat(seat), &action, &mut chance) {
+            Err(MoveRefused::OutOfTurn(refusal)) => refusal,
+            other => panic!("seat {seat} {action:?} was not refused out of turn: {other:?}"),
+        }
     }
 
     fn as_(&mut self, seat: u8, action: Action) -> Vec<Event> {
@@ -505,7 +515,7 @@ fn the_played_cards_of_an_over_are_put_aside_at_its_end() {
     for _ in 0..5 {
         t.step();
     }
-    let view = Googly::view(&t.s, Viewer::Spectator);
+    let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
     assert_eq!(
         view.public["current"]["this_over"]
             .as_array()
@@ -514,7 +524,7 @@ fn the_played_cards_of_an_over_are_put_aside_at_its_end() {
         5
     );
     t.step();
-    let view = Googly::view(&t.s, Viewer::Spectator);
+    let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
     assert_eq!(
         view.public["current"]["this_over"]
             .as_array()
@@ -594,7 +604,7 @@ fn the_fielding_captain_names_each_over_s_bowler_but_none_bowls_two_overs_runnin
     }
     assert_eq!(t.s.due(), Due::Bowler(1));
     assert_eq!(Googly::to_act(&t.s), vec![Seat(1)]);
-    let legal = Googly::legal_actions(&t.s, Seat(1));
+    let legal = engine::legal_actions_json::<Googly>(&t.s, Seat(1));
     assert_eq!(legal.len(), 10);
     assert!(!legal.iter().any(|a| a["name"] == "Players 10"));
     assert_eq!(
@@ -787,7 +797,12 @@ fn only_the_batting_captain_declares_in_the_team_game() {
         t.try_as(0, Action::Play),
         Err(RuleError::NotNow(_))
     ));
-    assert_eq!(t.try_as(3, Action::Declare), Err(RuleError::NotYourMove));
+    assert_eq!(
+        t.out_of_turn(3, Action::Declare),
+        OutOfTurn::NotYourMove {
+            to_act: vec![Seat(0), Seat(2)]
+        }
+    );
     t.as_(0, Action::Declare);
     assert!(t.s.innings()[0].declared);
 }
@@ -830,7 +845,7 @@ fn the_side_with_more_runs_after_four_innings_wins_by_runs() {
     innings_of(&mut t, "6");
     innings_of(&mut t, "4 4");
     innings_of(&mut t, "6 6");
-    assert!(Googly::outcome(&t.s).is_none());
+    assert!(engine::outcome_json::<Googly>(&t.s).is_none());
     let events = {
         t.defaults();
         t.deal_bat(&["2"]);
@@ -851,7 +866,7 @@ fn the_side_with_more_runs_after_four_innings_wins_by_runs() {
     );
     assert_eq!(scoresheet::result_text(&t.s), "Gentlemen won by 8 runs");
     assert!(Googly::to_act(&t.s).is_empty());
-    assert_eq!(t.try_as(0, Action::Play), Err(RuleError::MatchOver));
+    assert_eq!(t.out_of_turn(0, Action::Play), OutOfTurn::GameOver);
     // Points: Gentlemen 12; Players led on the first innings (8 to 6): 4.
     assert_eq!(stats::championship_points(&t.s), [12, 4]);
 }
@@ -1008,14 +1023,14 @@ fn in_patience_one_seat_plays_both_sides() {
 fn with_three_players_the_third_seat_scores_and_never_acts() {
     for seed in 0..20 {
         let state = random_match(3, None, seed, 200);
-        let view = Googly::view(&state, Viewer::Seat(Seat(2)));
+        let view = engine::view_json::<Googly>(&state, Viewer::Seat(Seat(2)));
         assert_eq!(view.seats[2]["role"], "scorer");
         assert!(view.private.is_some());
     }
     let mut t = T::scripted(3, None, &[""], &[""]);
     while t.s.result().is_none() && t.s.match_overs() < 6 {
         assert!(!Googly::to_act(&t.s).contains(&Seat(2)));
-        assert!(Googly::legal_actions(&t.s, Seat(2)).is_empty());
+        assert!(engine::legal_actions_json::<Googly>(&t.s, Seat(2)).is_empty());
         t.step();
         if t.s.phase != Phase::Play {
             break;
@@ -1089,7 +1104,7 @@ fn standing_preferences_play_a_whole_match_without_asking() {
             declare_at_lead: None,
         },
     );
-    assert!(Googly::outcome(&t.s).is_some());
+    assert!(engine::outcome_json::<Googly>(&t.s).is_some());
 }
 
 #[test]
@@ -1264,7 +1279,7 @@ fn random_match(players: usize, variant: Option<Variant>, seed: u64, declare_one
         }
         let to_act = Googly::to_act(&state);
         let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
-        let mut legal = Googly::legal_actions(&state, seat);
+        let mut legal = engine::legal_actions_json::<Googly>(&state, seat);
         if legal.len() > 1 && rng.next_u64() % declare_one_in != 0 {
             legal.retain(|a| a["type"] != "declare");
         }
@@ -1430,7 +1445,7 @@ fn live_scorecards_keep_their_invariants_during_play() {
         }
         t.step();
         check_scorecard(&t.s);
-        let view = Googly::view(&t.s, Viewer::Spectator);
+        let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
         assert!(view.private.is_none());
     }
 }

@@ -7,11 +7,16 @@
 
 pub mod deck;
 
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 use crate::chance::{Chance, Shuffled};
-use crate::game::{Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View, Viewer};
+use crate::game::{
+    Choose, Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View, ViewOf, Viewer,
+};
 use deck::{Reign, CARDS, PACK_SIZE, REIGNS};
 
 /// Cards dealt to each player.
@@ -26,7 +31,7 @@ pub const MAX_PLAYERS: usize = 8;
 pub struct HistoryOfEngland;
 
 /// Options chosen when the game is created.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// Which of the three series (each a complete 66-card game) is played: 1, 2 or 3.
@@ -77,8 +82,24 @@ impl<'de> Deserialize<'de> for Card {
     }
 }
 
+/// A card is written as its id: the schema lists every series' ids.
+impl JsonSchema for Card {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("HistoryOfEnglandCard")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<&str> = CARDS.iter().map(|face| face.id).collect();
+        json_schema!({
+            "type": "string",
+            "description": "The id of a card of any series, e.g. `s1-magna-carta`",
+            "enum": ids,
+        })
+    }
+}
+
 /// What a player may do on their turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Ask the player in `seat` for `card`; asking for a Crown, name the two cards to `show`.
@@ -97,7 +118,7 @@ pub enum Action {
 }
 
 /// How an ask was answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
     /// The asked player held the card and handed it over: the asker asks again.
@@ -111,7 +132,7 @@ pub enum Answer {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The pack, shuffled: dealt one card at a time from seat 0, seven each; the rest is
@@ -163,18 +184,131 @@ pub enum Event {
     },
 }
 
+/// A move as `legal_actions` offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LegalAction {
+    /// Ask the player in `seat` for `card`; for a Crown, choose two cards of the hand to show.
+    Ask {
+        /// The player to ask.
+        seat: Seat,
+        /// The card to ask for.
+        card: Card,
+        /// For a Crown: two cards to choose from the hand.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        show: Option<Choose<Card>>,
+    },
+    /// Take the top card of the pool.
+    Pass,
+}
+
+/// What everyone sees of one seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SeatView {
+    /// Cards in the hand.
+    pub cards: u32,
+    /// Once the hands are face up: the hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hand: Option<Vec<Card>>,
+    /// Once the hands are face up: the Crowns of the sets the hand completes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_sets: Option<Vec<Card>>,
+    /// Once the hands are face up: the points those sets score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+}
+
+/// Where the game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StageName {
+    /// Before the deal.
+    Dealing,
+    /// Asking, with the pool face down.
+    Pool,
+    /// The pool is empty: the round is finished.
+    FinishingRound,
+    /// Every hand is face up.
+    OpenRounds,
+    /// The game is over.
+    Over,
+}
+
+/// The last ask and its answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LastAskView {
+    /// Who asked.
+    pub asker: u8,
+    /// Who was asked.
+    pub seat: u8,
+    /// The card asked for.
+    pub card: Card,
+    /// The answer.
+    pub answer: Answer,
+    /// How many cards the asker forfeited.
+    pub forfeited: usize,
+    /// Once the hands are face up: which.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<Vec<Card>>,
+}
+
+/// What lies face up for everyone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct PublicView {
+    /// The series played.
+    pub series: u8,
+    /// Where the game stands.
+    pub stage: StageName,
+    /// Whose turn it is, while the game is in play.
+    pub turn: Option<u8>,
+    /// Cards left in the pool.
+    pub pool: usize,
+    /// Once the pool is empty: turns still to be played.
+    pub turns_left: Option<u16>,
+    /// Whether the hands are face up.
+    pub hands_exposed: bool,
+    /// Crowns won by asking, never to be claimed again.
+    pub protected_crowns: Vec<Card>,
+    /// The last ask.
+    pub last_ask: Option<LastAskView>,
+    /// Who drew last.
+    pub last_draw: Option<u8>,
+}
+
+/// Cards shown to this player for a Crown they were asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ShownView {
+    /// Who showed them.
+    pub by: u8,
+    /// The Crown asked for.
+    pub crown: Card,
+    /// The two cards shown.
+    pub cards: [Card; 2],
+}
+
+/// What only the player in a seat sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct PrivateView {
+    /// The hand.
+    pub hand: Vec<Card>,
+    /// The cards last shown to this player, if any.
+    pub shown_to_you: Option<ShownView>,
+}
+
+/// The result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Outcome {
+    /// Points per seat.
+    pub points: Vec<u32>,
+    /// The Crowns of the sets each seat completed.
+    pub completed_sets: Vec<Vec<Card>>,
+    /// The seats with the most points (none if nobody scored).
+    pub winners: Vec<usize>,
+}
+
 /// Why a move was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// Before the deal, the table waits for no one.
-    #[error("the cards have not been dealt yet")]
-    NotDealt,
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// Only the player whose turn it is asks.
-    #[error("it is not your turn to ask")]
-    NotYourTurn,
     /// The asked seat is not at the table.
     #[error("there is no player in seat {0}")]
     NoSuchPlayer(u8),
@@ -216,19 +350,12 @@ pub enum RuleError {
 
 impl Refusal for RuleError {
     fn kind(&self) -> RefusalKind {
-        match self {
-            RuleError::NotDealt | RuleError::GameOver | RuleError::NotYourTurn => {
-                RefusalKind::NotYourMove
-            }
-            _ => RefusalKind::Forbidden,
-        }
+        // Out of turn, before the deal and after the end are refused by the framework.
+        RefusalKind::Forbidden
     }
 
     fn rule(&self) -> &'static str {
         match self {
-            RuleError::NotDealt => "not-dealt",
-            RuleError::GameOver => "game-over",
-            RuleError::NotYourTurn => "not-your-turn",
             RuleError::NoSuchPlayer(_) => "no-such-player",
             RuleError::AskingYourself => "ask-another-player",
             RuleError::EmptyHanded(_) => "ask-a-player-with-cards",
@@ -363,6 +490,8 @@ impl Pack {
         bits(mask).map(|i| self.card(i)).collect()
     }
 
+    /// The cards' ids, for tests that compare them with ids written out.
+    #[cfg(test)]
     fn ids(self, mask: u128) -> Vec<&'static str> {
         bits(mask).map(|i| self.card(i).id()).collect()
     }
@@ -489,7 +618,7 @@ impl State {
     }
 
     /// Completed sets held by `seat`, and the cards in them (the points).
-    fn completed(&self, seat: u8) -> (Vec<&'static str>, u32) {
+    fn completed(&self, seat: u8) -> (Vec<Card>, u32) {
         let pack = self.pack();
         let own = self.hand(seat);
         let mut crowns = Vec::new();
@@ -497,7 +626,7 @@ impl State {
         for reign in pack.reigns {
             let set = pack.set(reign);
             if own & set == set {
-                crowns.push(pack.card(reign.first - pack.base).id());
+                crowns.push(pack.card(reign.first - pack.base));
                 points += u32::from(reign.len);
             }
         }
@@ -612,7 +741,12 @@ impl Game for HistoryOfEngland {
     type Options = Options;
     type State = State;
     type Action = Action;
+    type LegalAction = LegalAction;
     type Event = Event;
+    type SeatView = SeatView;
+    type PublicView = PublicView;
+    type PrivateView = PrivateView;
+    type Outcome = Outcome;
     type Error = RuleError;
 
     fn describe() -> Description {
@@ -710,13 +844,8 @@ impl Game for HistoryOfEngland {
         action: &Action,
         _chance: &mut Chance,
     ) -> Result<Vec<Event>, RuleError> {
-        match state.stage {
-            Stage::Dealing => return Err(RuleError::NotDealt),
-            Stage::Over => return Err(RuleError::GameOver),
-            _ if seat.0 != state.turn => return Err(RuleError::NotYourTurn),
-            _ => {}
-        }
-        let asker = state.turn;
+        // The framework only asks for the seat whose turn it is, so the asker is `seat`.
+        let asker = seat.0;
         let mut events = Vec::with_capacity(4);
         match action {
             Action::Pass => {
@@ -874,93 +1003,108 @@ impl Game for HistoryOfEngland {
         }
     }
 
-    fn legal_actions(state: &State, seat: Seat) -> Vec<Value> {
+    fn legal_actions(state: &State, seat: Seat) -> Vec<LegalAction> {
         if !Self::to_act(state).contains(&seat) {
             return Vec::new();
         }
         let pack = state.pack();
         let asker = seat.0;
         let askable = state.askable(asker);
-        let hand = pack.ids(state.hand(asker));
+        let hand = pack.cards(state.hand(asker));
         let mut actions = Vec::new();
         for target in state.askable_seats(asker) {
             for local in bits(askable.cards) {
-                actions.push(json!({"type": "ask", "seat": target, "card": pack.card(local)}));
+                actions.push(LegalAction::Ask {
+                    seat: Seat(target),
+                    card: pack.card(local),
+                    show: None,
+                });
             }
             for local in bits(askable.crowns) {
-                actions.push(json!({
-                    "type": "ask",
-                    "seat": target,
-                    "card": pack.card(local),
-                    "show": {"choose": 2, "from": hand},
-                }));
+                actions.push(LegalAction::Ask {
+                    seat: Seat(target),
+                    card: pack.card(local),
+                    show: Some(Choose {
+                        choose: 2,
+                        from: hand.clone(),
+                    }),
+                });
             }
         }
         if actions.is_empty() {
-            actions.push(json!({"type": "pass"}));
+            actions.push(LegalAction::Pass);
         }
         actions
     }
 
-    fn view(state: &State, viewer: Viewer) -> View {
+    fn view(state: &State, viewer: Viewer) -> ViewOf<Self> {
         let pack = state.pack();
         let open = state.exposed();
         let seats = (0..state.players)
             .map(|s| {
                 let hand = state.hand(s);
-                let mut seat = json!({"cards": hand.count_ones()});
+                let mut seat = SeatView {
+                    cards: hand.count_ones(),
+                    hand: None,
+                    completed_sets: None,
+                    points: None,
+                };
                 if open {
                     let (sets, points) = state.completed(s);
-                    seat["hand"] = json!(pack.ids(hand));
-                    seat["completed_sets"] = json!(sets);
-                    seat["points"] = json!(points);
+                    seat.hand = Some(pack.cards(hand));
+                    seat.completed_sets = Some(sets);
+                    seat.points = Some(points);
                 }
                 seat
             })
             .collect();
         let last_ask = state.last.map(|last| {
             let forfeit: Vec<Card> = last.forfeit.iter().flatten().copied().collect();
-            let mut value = json!({
-                "asker": last.asker,
-                "seat": last.seat,
-                "card": last.card,
-                "answer": last.answer,
-                "forfeited": forfeit.len(),
-            });
-            if last.open {
-                value["forfeit"] = json!(forfeit);
+            LastAskView {
+                asker: last.asker,
+                seat: last.seat,
+                card: last.card,
+                answer: last.answer,
+                forfeited: forfeit.len(),
+                forfeit: last.open.then_some(forfeit),
             }
-            value
         });
         let stage = match state.stage {
-            Stage::Dealing => "dealing",
-            Stage::Pool => "pool",
-            Stage::FinishingRound => "finishing_round",
-            Stage::OpenRounds => "open_rounds",
-            Stage::Over => "over",
+            Stage::Dealing => StageName::Dealing,
+            Stage::Pool => StageName::Pool,
+            Stage::FinishingRound => StageName::FinishingRound,
+            Stage::OpenRounds => StageName::OpenRounds,
+            Stage::Over => StageName::Over,
         };
-        let public = json!({
-            "series": state.series,
-            "stage": stage,
-            "turn": (!matches!(state.stage, Stage::Dealing | Stage::Over)).then_some(state.turn),
-            "pool": state.pool_left(),
-            "turns_left": (!matches!(state.stage, Stage::Dealing | Stage::Pool))
+        let public = PublicView {
+            series: state.series,
+            stage,
+            turn: (!matches!(state.stage, Stage::Dealing | Stage::Over)).then_some(state.turn),
+            pool: state.pool_left(),
+            turns_left: (!matches!(state.stage, Stage::Dealing | Stage::Pool))
                 .then_some(state.turns_left),
-            "hands_exposed": open,
-            "protected_crowns": pack.ids(state.protected),
-            "last_ask": last_ask,
-            "last_draw": state.last_draw,
-        });
+            hands_exposed: open,
+            protected_crowns: pack.cards(state.protected),
+            last_ask,
+            last_draw: state.last_draw,
+        };
         let private = match viewer {
             Viewer::Spectator => None,
             Viewer::Seat(seat) => {
-                let shown = state.shown.get(seat.index()).copied().flatten().map(
-                    |shown| json!({"by": shown.by, "crown": shown.crown, "cards": shown.cards}),
-                );
-                Some(json!({
-                    "hand": pack.ids(state.hand(seat.0)),
-                    "shown_to_you": shown,
-                }))
+                let shown = state
+                    .shown
+                    .get(seat.index())
+                    .copied()
+                    .flatten()
+                    .map(|shown| ShownView {
+                        by: shown.by,
+                        crown: shown.crown,
+                        cards: shown.cards,
+                    });
+                Some(PrivateView {
+                    hand: pack.cards(state.hand(seat.0)),
+                    shown_to_you: shown,
+                })
             }
         };
         View {
@@ -1004,7 +1148,7 @@ impl Game for HistoryOfEngland {
         value
     }
 
-    fn outcome(state: &State) -> Option<Value> {
+    fn outcome(state: &State) -> Option<Outcome> {
         if state.stage != Stage::Over {
             return None;
         }
@@ -1016,11 +1160,11 @@ impl Game for HistoryOfEngland {
         } else {
             (0..points.len()).filter(|s| points[*s] == best).collect()
         };
-        Some(json!({
-            "points": points,
-            "completed_sets": sets,
-            "winners": winners,
-        }))
+        Some(Outcome {
+            points,
+            completed_sets: sets,
+            winners,
+        })
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {

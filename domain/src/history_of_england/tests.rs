@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::chance::Seed;
+use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::Player;
 
 /// A series-1 card by its id without the `s1-` prefix.
@@ -94,6 +95,15 @@ fn play(state: &State, seat: u8, action: Value) -> Result<(State, Vec<Event>), R
     Ok((next, events))
 }
 
+/// The framework's refusal of a move out of turn, before the deal or after the end.
+fn out_of_turn(state: &State, seat: u8, action: Value) -> OutOfTurn {
+    let action: Action = serde_json::from_value(action).expect("an action");
+    match engine::decide::<HistoryOfEngland>(state, Seat(seat), &action, &mut chance()) {
+        Err(MoveRefused::OutOfTurn(refusal)) => refusal,
+        other => panic!("{action:?} by seat {seat} was not refused out of turn: {other:?}"),
+    }
+}
+
 fn ask(state: &State, seat: u8, target: u8, name: &str) -> Result<(State, Vec<Event>), RuleError> {
     play(
         state,
@@ -133,7 +143,7 @@ fn answer(events: &[Event]) -> Answer {
 fn refused_turn(state: &State) -> (State, Vec<Event>) {
     let seat = state.turn;
     let hand = Pack::of(state.series).cards(state.hand(seat));
-    for mut action in HistoryOfEngland::legal_actions(state, Seat(seat)) {
+    for mut action in engine::legal_actions_json::<HistoryOfEngland>(state, Seat(seat)) {
         if action["type"] == "pass" {
             return play(state, seat, action).expect("pass");
         }
@@ -278,7 +288,7 @@ fn the_deal_shows_each_player_their_own_hand_and_nobody_the_pool() {
     let spectator = HistoryOfEngland::redact(&events[0], Viewer::Spectator);
     assert!(spectator.get("hand").is_none() && spectator.get("shuffled").is_none());
     // The view: own hand private, the others' only counted.
-    let view = HistoryOfEngland::view(&state, Viewer::Seat(Seat(1)));
+    let view = engine::view_json::<HistoryOfEngland>(&state, Viewer::Seat(Seat(1)));
     assert!(mentions(
         &view.private.clone().expect("private"),
         "magna-carta"
@@ -521,7 +531,7 @@ fn a_player_with_no_cards_cannot_be_asked_but_still_takes_turns_and_asks() {
     );
     // Nobody to ask: the only move is to pass, which draws like a refusal.
     assert_eq!(
-        HistoryOfEngland::legal_actions(&state, Seat(0)),
+        engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(0)),
         vec![json!({"type": "pass"})]
     );
     let (state, events) = play(&state, 0, json!({"type": "pass"})).expect("pass");
@@ -622,7 +632,7 @@ fn an_honest_claim_shows_the_two_cards_to_the_asked_player_alone_and_wins_the_cr
         );
         assert!(mentions(&seen, "crown-richard-i"), "the ask is public");
     }
-    let view = HistoryOfEngland::view(&state, Viewer::Seat(Seat(1)));
+    let view = engine::view_json::<HistoryOfEngland>(&state, Viewer::Seat(Seat(1)));
     assert!(mentions(
         &view.private.expect("private")["shown_to_you"],
         "siege-of-chalus"
@@ -751,11 +761,11 @@ fn a_crown_won_by_asking_can_never_be_claimed_again() {
         claim.map(|_| ()),
         Err(RuleError::CrownProtected(card("crown-henry-ii").id()))
     );
-    let offered = HistoryOfEngland::legal_actions(&state, Seat(1));
+    let offered = engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(1));
     assert!(!offered
         .iter()
         .any(|a| a["card"] == json!(card("crown-henry-ii"))));
-    let view = HistoryOfEngland::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<HistoryOfEngland>(&state, Viewer::Spectator);
     assert_eq!(
         view.public["protected_crowns"],
         json!([card("crown-henry-ii")])
@@ -773,7 +783,7 @@ fn a_dealt_or_drawn_crown_is_not_protected() {
         &[],
     );
     assert_eq!(state.protected, 0);
-    let offered = HistoryOfEngland::legal_actions(&state, Seat(0));
+    let offered = engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(0));
     assert!(offered
         .iter()
         .any(|a| a["card"] == json!(card("crown-richard-i"))));
@@ -782,7 +792,7 @@ fn a_dealt_or_drawn_crown_is_not_protected() {
 #[test]
 fn every_claimable_crown_is_offered_with_the_whole_hand_to_show_so_bluffs_stay_possible() {
     let state = table(&[&["magna-carta"], &[], &[]], &[]);
-    let offered = HistoryOfEngland::legal_actions(&state, Seat(0));
+    let offered = engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(0));
     let crowns: Vec<&Value> = offered.iter().filter(|a| a.get("show").is_some()).collect();
     assert_eq!(
         crowns.len(),
@@ -836,10 +846,19 @@ fn a_refusal_ends_the_asking_the_asker_draws_the_top_card_and_the_turn_passes_le
     assert!(holds(&state, 0, "battle-of-lewes"));
     assert_eq!(HistoryOfEngland::to_act(&state), vec![Seat(1)]);
     assert_eq!(
-        ask(&state, 0, 2, "magna-carta").map(|_| ()),
-        Err(RuleError::NotYourTurn)
+        out_of_turn(
+            &state,
+            0,
+            json!({"type": "ask", "seat": 2, "card": card("magna-carta")})
+        ),
+        OutOfTurn::NotYourMove {
+            to_act: vec![Seat(1)]
+        }
     );
-    assert_eq!(RuleError::NotYourTurn.kind(), RefusalKind::NotYourMove);
+    assert_eq!(
+        OutOfTurn::NotYourMove { to_act: vec![] }.kind(),
+        RefusalKind::NotYourMove
+    );
     // The drawn card is seen by the drawer alone.
     for viewer in [Viewer::Seat(Seat(1)), Viewer::Spectator] {
         assert!(!mentions(
@@ -866,7 +885,7 @@ fn a_refused_move_changes_nothing() {
 fn play_out_by_refusals(mut state: State) -> (State, Vec<(bool, bool)>, usize) {
     let mut turns = Vec::new();
     let mut exposed_at = None;
-    while HistoryOfEngland::outcome(&state).is_none() {
+    while engine::outcome_json::<HistoryOfEngland>(&state).is_none() {
         let open = state.exposed();
         let (next, events) = refused_turn(&state);
         let drew = events.iter().any(|e| matches!(e, Event::Drew { .. }));
@@ -908,10 +927,14 @@ fn when_the_pool_is_empty_the_round_is_completed_then_as_many_rounds_as_players_
         "8 rounds of 8 turns"
     );
     assert_eq!(HistoryOfEngland::to_act(&state), vec![]);
-    assert!(HistoryOfEngland::legal_actions(&state, Seat(0)).is_empty());
+    assert!(engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(0)).is_empty());
     assert_eq!(
-        ask(&state, 0, 1, "magna-carta").map(|_| ()),
-        Err(RuleError::GameOver)
+        out_of_turn(
+            &state,
+            0,
+            json!({"type": "ask", "seat": 1, "card": card("magna-carta")})
+        ),
+        OutOfTurn::GameOver
     );
 }
 
@@ -936,13 +959,13 @@ fn the_exposure_lays_every_hand_face_up_as_it_stands() {
             }
             let seen = HistoryOfEngland::redact(events.last().expect("event"), Viewer::Spectator);
             assert_eq!(seen["hands"].as_array().map(Vec::len), Some(3));
-            let view = HistoryOfEngland::view(&next, Viewer::Spectator);
+            let view = engine::view_json::<HistoryOfEngland>(&next, Viewer::Spectator);
             assert_eq!(view.seats[0]["hand"], json!(Pack::of(1).ids(next.hand(0))));
             assert_eq!(view.public["hands_exposed"], json!(true));
             break;
         }
         assert_eq!(
-            HistoryOfEngland::view(&next, Viewer::Spectator).seats[0].get("hand"),
+            engine::view_json::<HistoryOfEngland>(&next, Viewer::Spectator).seats[0].get("hand"),
             None
         );
         state = next;
@@ -962,7 +985,7 @@ fn face_up_hands_are_seen_by_everyone_and_so_is_every_later_show_and_forfeit() {
     while state.turn != 0 {
         state = refused_turn(&state).0;
     }
-    let view = HistoryOfEngland::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<HistoryOfEngland>(&state, Viewer::Spectator);
     assert!(
         mentions(&json!(view.seats), "magna-carta")
             && mentions(&json!(view.seats), "crown-richard-i")
@@ -1008,7 +1031,7 @@ fn the_most_cards_in_completed_sets_wins_scoring_a_point_a_card() {
         &[],
     );
     let (state, _, _) = play_out_by_refusals(state);
-    let result = HistoryOfEngland::outcome(&state).expect("over");
+    let result = engine::outcome_json::<HistoryOfEngland>(&state).expect("over");
     let own = |seat: u8| state.completed(seat).1;
     assert!(own(0) >= 6 && own(1) >= 4, "the sets were kept: {result}");
     assert_eq!(result["points"][0], json!(own(0)));
@@ -1042,7 +1065,7 @@ fn equal_greatest_holdings_share_the_win() {
         &[],
     );
     let (state, _, _) = play_out_by_refusals(state);
-    let result = HistoryOfEngland::outcome(&state).expect("over");
+    let result = engine::outcome_json::<HistoryOfEngland>(&state).expect("over");
     if state.completed(0).1 == state.completed(1).1 && state.completed(2).1 < state.completed(0).1 {
         assert_eq!(result["winners"], json!([0, 1]));
     } else {
@@ -1054,7 +1077,7 @@ fn equal_greatest_holdings_share_the_win() {
 fn without_a_completed_set_nobody_wins() {
     let hands: Vec<&[&str]> = vec![&[]; 8];
     let (state, _, _) = play_out_by_refusals(table(&hands, &[]));
-    let result = HistoryOfEngland::outcome(&state).expect("over");
+    let result = engine::outcome_json::<HistoryOfEngland>(&state).expect("over");
     if result["points"]
         .as_array()
         .expect("points")

@@ -5,10 +5,12 @@
 //! Only the names differ between the themes; the engine works on indices and a theme turns
 //! them into stable ids at the JSON edge.
 
+use std::borrow::Cow;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::marker::PhantomData;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
@@ -65,9 +67,10 @@ const TRIO_IDS: [&str; 30] = [
     "trio-25", "trio-26", "trio-27", "trio-28", "trio-29", "trio-30",
 ];
 
-/// The names one edition of the game prints on the shared TRIO pack.
+/// The names one edition of the game prints on the shared TRIO pack. A theme names the
+/// schemas of its game's types (`Action_for_Girl`), hence `JsonSchema`.
 pub trait Theme:
-    Copy + Clone + Debug + Default + PartialEq + Eq + Hash + Send + Sync + 'static
+    Copy + Clone + Debug + Default + PartialEq + Eq + Hash + Send + Sync + JsonSchema + 'static
 {
     /// The game id in the catalogue.
     const GAME_ID: &'static str;
@@ -86,7 +89,7 @@ pub trait Theme:
 }
 
 /// GIRL (Castell Brothers): the heroines of GIRL magazine and the GIRL joker.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
 pub struct Girl;
 
 impl Theme for Girl {
@@ -119,7 +122,7 @@ impl Theme for Girl {
 }
 
 /// The CAR Game (Castell Brothers): six classes of car and the BLUEBIRD joker.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, JsonSchema)]
 pub struct Car;
 
 impl Theme for Car {
@@ -338,6 +341,22 @@ impl<'de, T: Theme> Deserialize<'de> for Card<T> {
             }
         }
         deserializer.deserialize_str(Id(PhantomData))
+    }
+}
+
+/// A card is written as its id: the schema lists the theme's ids.
+impl<T: Theme> JsonSchema for Card<T> {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Owned(format!("Card_for_{}", T::schema_name()))
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<&str> = Card::<T>::all().map(Card::id).collect();
+        json_schema!({
+            "type": "string",
+            "description": format!("The id of a card of {}", T::GAME_NAME),
+            "enum": ids,
+        })
     }
 }
 

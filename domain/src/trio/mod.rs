@@ -17,6 +17,7 @@ mod tests;
 
 use std::marker::PhantomData;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -24,7 +25,9 @@ use cards::{heroine_of, is_won_for, points, twin};
 pub use cards::{Car, Card, CardSet, Girl, Kind, Theme, HEROINE_CARDS, PACK};
 
 use crate::chance::{Chance, Shuffled};
-use crate::game::{Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View, Viewer};
+use crate::game::{
+    Choose, Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View, ViewOf, Viewer,
+};
 
 /// Cards dealt to each player.
 pub const HAND: usize = 7;
@@ -44,12 +47,12 @@ pub type GirlGame = Trio<Girl>;
 pub type CarGame = Trio<Car>;
 
 /// Options at creation: none yet (a match to an agreed total is played as several games).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrioOptions {}
 
 /// What a player may do.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", bound = "T: Theme")]
 pub enum Action<T: Theme> {
     /// Turn up the top card of the centre pack.
@@ -69,7 +72,7 @@ pub enum Action<T: Theme> {
 }
 
 /// What happened. The log is a sequence of these.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", bound = "T: Theme")]
 pub enum Event<T: Theme> {
     /// The dealer shuffled and dealt: the whole deck order, top first. Cards `k < 7n` go to
@@ -143,15 +146,162 @@ pub enum Event<T: Theme> {
     },
 }
 
+/// A move as `legal_actions` offers it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", bound = "T: Theme")]
+pub enum LegalAction<T: Theme> {
+    /// Turn up the top card of the centre pack.
+    TurnUp,
+    /// Lay this many cards from the hand, face down.
+    Lay {
+        /// The cards to choose from: the hand.
+        cards: Choose<Card<T>>,
+    },
+    /// Lay this HEROINE from the hand.
+    Expose {
+        /// The HEROINE card.
+        card: Card<T>,
+    },
+    /// Pass, holding no HEROINE.
+    Pass,
+}
+
+/// What everyone sees of one seat.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SeatView {
+    /// Cards in her hand.
+    pub hand: usize,
+    /// Cards she has won.
+    pub won: usize,
+    /// During a trick, whether she has laid; `null` between tricks.
+    pub laid: Option<bool>,
+}
+
+/// Where the game stands, as the view names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseName {
+    /// Before the deal.
+    Deal,
+    /// `turn` turns up a card.
+    TurnUp,
+    /// `turn` lays a HEROINE from her hand or passes.
+    HeroineFromHand,
+    /// Everyone with cards lays for the exposed HEROINE.
+    Trick,
+    /// The game is over.
+    Over,
+}
+
+/// The HEROINE being played for.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(bound = "T: Theme")]
+pub struct ExposedView<T: Theme> {
+    /// The HEROINE card.
+    pub card: Card<T>,
+    /// Who turned it up or laid it.
+    pub by: Seat,
+    /// Whether it was laid from the hand.
+    pub from_hand: bool,
+}
+
+/// The last trick, face up until the next.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(bound = "T: Theme")]
+pub struct LastTrickView<T: Theme> {
+    /// The HEROINE played for.
+    pub heroine: Card<T>,
+    /// Each seat's lay, in seat order.
+    pub lays: Vec<Vec<Card<T>>>,
+    /// Each seat's points.
+    pub points: Vec<u8>,
+    /// The winner, if there was one.
+    pub winner: Option<Seat>,
+    /// The cards the winner took.
+    pub won: Vec<Card<T>>,
+    /// The HEROINE cards put aside.
+    pub set_aside: Vec<Card<T>>,
+}
+
+/// The last turn-up, expose or pass.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", bound = "T: Theme")]
+pub enum LastMoveView<T: Theme> {
+    /// A card turned up from the centre pack.
+    TurnUp {
+        /// Who turned it up.
+        seat: Seat,
+        /// The card.
+        card: Card<T>,
+    },
+    /// A HEROINE laid from the hand.
+    Expose {
+        /// Who laid it.
+        seat: Seat,
+        /// The card.
+        card: Card<T>,
+    },
+    /// A pass.
+    Pass {
+        /// Who passed.
+        seat: Seat,
+    },
+}
+
+/// What lies face up for everyone.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(bound = "T: Theme")]
+pub struct PublicView<T: Theme> {
+    /// Where the game stands.
+    pub phase: PhaseName,
+    /// Who turns up or exposes, in those phases.
+    pub turn: Option<Seat>,
+    /// The seats the game waits for.
+    pub to_act: Vec<Seat>,
+    /// The dealer.
+    pub dealer: Seat,
+    /// The HEROINE being played for, during a trick.
+    pub exposed: Option<ExposedView<T>>,
+    /// Cards left in the centre pack.
+    pub centre_pack: usize,
+    /// HEROINE cards put aside.
+    pub set_aside: usize,
+    /// Who won the last trick that had a winner.
+    pub last_trick_winner: Option<Seat>,
+    /// The last trick.
+    pub last_trick: Option<LastTrickView<T>>,
+    /// The last turn-up, expose or pass.
+    pub last_move: Option<LastMoveView<T>>,
+}
+
+/// What only the player in a seat sees.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(bound = "T: Theme")]
+pub struct PrivateView<T: Theme> {
+    /// Her hand, in catalogue order.
+    pub hand: Vec<Card<T>>,
+    /// What she has laid face down for the trick.
+    pub laid: Vec<Card<T>>,
+}
+
+/// The final count.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Outcome {
+    /// Cards won minus cards in hand, per seat.
+    pub scores: Vec<i32>,
+    /// Cards won, per seat.
+    pub won: Vec<usize>,
+    /// Cards left in hand, per seat.
+    pub in_hand: Vec<usize>,
+    /// The seats with the highest score.
+    pub winners: Vec<Seat>,
+    /// Cards never turned up from the centre pack.
+    pub left_in_pack: usize,
+}
+
 /// Why a move was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// Someone else is to move (or this player has already laid for the trick).
-    #[error("it is not your move")]
-    NotYourMove,
     /// Turn-up while a trick is being played for, or expose/pass during a trick.
     #[error("a {word} is being played for: lay your cards face down first")]
     TrickInPlay {
@@ -218,16 +368,13 @@ pub enum RuleError {
 
 impl Refusal for RuleError {
     fn kind(&self) -> RefusalKind {
-        match self {
-            RuleError::GameOver | RuleError::NotYourMove => RefusalKind::NotYourMove,
-            _ => RefusalKind::Forbidden,
-        }
+        // Out of turn (a seat that has laid for the trick included) and after the end are
+        // refused by the framework before `decide`.
+        RefusalKind::Forbidden
     }
 
     fn rule(&self) -> &'static str {
         match self {
-            RuleError::GameOver => "game-over",
-            RuleError::NotYourMove => "not-your-move",
             RuleError::TrickInPlay { .. } => "play-for-the-trick",
             RuleError::NoTrick { .. } => "lay-only-for-a-trick",
             RuleError::PackUsedUp { .. } => "centre-pack-used-up",
@@ -573,7 +720,12 @@ impl<T: Theme> Game for Trio<T> {
     type Options = TrioOptions;
     type State = State<T>;
     type Action = Action<T>;
+    type LegalAction = LegalAction<T>;
     type Event = Event<T>;
+    type SeatView = SeatView;
+    type PublicView = PublicView<T>;
+    type PrivateView = PrivateView<T>;
+    type Outcome = Outcome;
     type Error = RuleError;
 
     fn describe() -> Description {
@@ -634,17 +786,6 @@ impl<T: Theme> Game for Trio<T> {
         _chance: &mut Chance,
     ) -> Result<Vec<Event<T>>, RuleError> {
         let word = T::HEROINE_WORD;
-        match state.phase {
-            Phase::Over => return Err(RuleError::GameOver),
-            Phase::Deal => return Err(RuleError::NotYourMove),
-            Phase::TurnUp(turn) | Phase::HeroineFromHand(turn) if turn != seat => {
-                return Err(RuleError::NotYourMove)
-            }
-            Phase::Trick if !state.trick.is_some_and(|t| t.must_lay(seat)) => {
-                return Err(RuleError::NotYourMove)
-            }
-            _ => {}
-        }
         match (state.phase, action) {
             (Phase::TurnUp(_), Action::TurnUp) => {
                 let Some(&top) = state.centre_pack().first() else {
@@ -685,7 +826,11 @@ impl<T: Theme> Game for Trio<T> {
             (Phase::Trick, Action::Lay { cards }) => Self::lay(state, seat, cards),
             (Phase::Trick, _) => Err(RuleError::TrickInPlay { word }),
             (_, Action::Lay { .. }) => Err(RuleError::NoTrick { word }),
-            (Phase::Deal | Phase::Over, _) => Err(RuleError::NotYourMove),
+            // No seat is to act before the deal or after the end, and the framework asks
+            // `decide` only for a seat that is.
+            (Phase::Deal | Phase::Over, _) => {
+                unreachable!("the framework refuses every move while no seat is to act")
+            }
         }
     }
 
@@ -793,91 +938,95 @@ impl<T: Theme> Game for Trio<T> {
         }
     }
 
-    fn legal_actions(state: &State<T>, seat: Seat) -> Vec<Value> {
+    fn legal_actions(state: &State<T>, seat: Seat) -> Vec<LegalAction<T>> {
         match state.phase {
-            Phase::TurnUp(turn) if turn == seat => vec![json!({"type": "turn_up"})],
+            Phase::TurnUp(turn) if turn == seat => vec![LegalAction::TurnUp],
             Phase::HeroineFromHand(turn) if turn == seat => {
                 let heroines = state.hand(seat).intersection(CardSet::HEROINES);
                 if heroines.is_empty() {
-                    vec![json!({"type": "pass"})]
+                    vec![LegalAction::Pass]
                 } else {
                     heroines
-                        .ids::<T>()
-                        .into_iter()
-                        .map(|id| json!({"type": "expose", "card": id}))
+                        .cards::<T>()
+                        .map(|card| LegalAction::Expose { card })
                         .collect()
                 }
             }
             Phase::Trick if state.trick.is_some_and(|t| t.must_lay(seat)) => {
                 let hand = state.hand(seat);
-                vec![json!({
-                    "type": "lay",
-                    "cards": {"choose": hand.len().min(LAY), "from": hand.ids::<T>()},
-                })]
+                vec![LegalAction::Lay {
+                    cards: Choose {
+                        choose: hand.len().min(LAY),
+                        from: hand.cards::<T>().collect(),
+                    },
+                }]
             }
             _ => Vec::new(),
         }
     }
 
-    fn view(state: &State<T>, viewer: Viewer) -> View {
+    fn view(state: &State<T>, viewer: Viewer) -> ViewOf<Self> {
         let trick = state.trick;
         let seats = Seat::all(state.players())
-            .map(|s| {
-                json!({
-                    "hand": state.hand(s).len(),
-                    "won": state.won(s).len(),
-                    "laid": trick.map(|t| t.has_laid(s)),
-                })
+            .map(|s| SeatView {
+                hand: state.hand(s).len(),
+                won: state.won(s).len(),
+                laid: trick.map(|t| t.has_laid(s)),
             })
             .collect();
         let (phase, turn) = match state.phase {
-            Phase::Deal => ("deal", None),
-            Phase::TurnUp(s) => ("turn_up", Some(s)),
-            Phase::HeroineFromHand(s) => ("heroine_from_hand", Some(s)),
-            Phase::Trick => ("trick", None),
-            Phase::Over => ("over", None),
+            Phase::Deal => (PhaseName::Deal, None),
+            Phase::TurnUp(s) => (PhaseName::TurnUp, Some(s)),
+            Phase::HeroineFromHand(s) => (PhaseName::HeroineFromHand, Some(s)),
+            Phase::Trick => (PhaseName::Trick, None),
+            Phase::Over => (PhaseName::Over, None),
         };
         let players = state.players();
-        let last_trick = state.last_trick.map(|t| {
-            json!({
-                "heroine": Card::<T>::at(t.heroine),
-                "lays": t.lays[..players].iter().map(|l| l.ids::<T>()).collect::<Vec<_>>(),
-                "points": &t.points[..players],
-                "winner": t.winner,
-                "won": t.won.ids::<T>(),
-                "set_aside": t.set_aside.ids::<T>(),
-            })
+        let last_trick = state.last_trick.map(|t| LastTrickView {
+            heroine: Card::<T>::at(t.heroine),
+            lays: t.lays[..players]
+                .iter()
+                .map(|l| l.cards::<T>().collect())
+                .collect(),
+            points: t.points[..players].to_vec(),
+            winner: t.winner,
+            won: t.won.cards::<T>().collect(),
+            set_aside: t.set_aside.cards::<T>().collect(),
         });
         let last_move = state.last_move.map(|m| match m {
-            LastMove::TurnedUp(seat, card) => {
-                json!({"type": "turn_up", "seat": seat, "card": Card::<T>::at(card)})
-            }
-            LastMove::Exposed(seat, card) => {
-                json!({"type": "expose", "seat": seat, "card": Card::<T>::at(card)})
-            }
-            LastMove::Passed(seat) => json!({"type": "pass", "seat": seat}),
+            LastMove::TurnedUp(seat, card) => LastMoveView::TurnUp {
+                seat,
+                card: Card::<T>::at(card),
+            },
+            LastMove::Exposed(seat, card) => LastMoveView::Expose {
+                seat,
+                card: Card::<T>::at(card),
+            },
+            LastMove::Passed(seat) => LastMoveView::Pass { seat },
         });
-        let public = json!({
-            "phase": phase,
-            "turn": turn,
-            "to_act": Self::to_act(state),
-            "dealer": state.dealer(),
-            "exposed": trick.map(|t| json!({
-                "card": Card::<T>::at(t.heroine),
-                "by": t.exposed_by,
-                "from_hand": t.from_hand,
-            })),
-            "centre_pack": state.centre_pack().len(),
-            "set_aside": state.set_aside.len(),
-            "last_trick_winner": state.last_winner,
-            "last_trick": last_trick,
-            "last_move": last_move,
-        });
+        let public = PublicView {
+            phase,
+            turn,
+            to_act: Self::to_act(state),
+            dealer: state.dealer(),
+            exposed: trick.map(|t| ExposedView {
+                card: Card::<T>::at(t.heroine),
+                by: t.exposed_by,
+                from_hand: t.from_hand,
+            }),
+            centre_pack: state.centre_pack().len(),
+            set_aside: state.set_aside.len(),
+            last_trick_winner: state.last_winner,
+            last_trick,
+            last_move,
+        };
         let private = match viewer {
-            Viewer::Seat(seat) if seat.index() < players => Some(json!({
-                "hand": state.hand(seat).ids::<T>(),
-                "laid": trick.map(|t| t.lays[seat.index()].ids::<T>()).unwrap_or_default(),
-            })),
+            Viewer::Seat(seat) if seat.index() < players => Some(PrivateView {
+                hand: state.hand(seat).cards::<T>().collect(),
+                laid: trick
+                    .map(|t| t.lays[seat.index()].cards::<T>().collect())
+                    .unwrap_or_default(),
+            }),
             _ => None,
         };
         View {
@@ -926,18 +1075,18 @@ impl<T: Theme> Game for Trio<T> {
         }
     }
 
-    fn outcome(state: &State<T>) -> Option<Value> {
+    fn outcome(state: &State<T>) -> Option<Outcome> {
         if state.phase != Phase::Over {
             return None;
         }
         let players = state.players();
-        Some(json!({
-            "scores": state.scores(),
-            "won": Seat::all(players).map(|s| state.won(s).len()).collect::<Vec<_>>(),
-            "in_hand": Seat::all(players).map(|s| state.hand(s).len()).collect::<Vec<_>>(),
-            "winners": state.winners(),
-            "left_in_pack": state.centre_pack().len(),
-        }))
+        Some(Outcome {
+            scores: state.scores(),
+            won: Seat::all(players).map(|s| state.won(s).len()).collect(),
+            in_hand: Seat::all(players).map(|s| state.hand(s).len()).collect(),
+            winners: state.winners(),
+            left_in_pack: state.centre_pack().len(),
+        })
     }
 
     fn check_invariants(state: &State<T>) -> Result<(), String> {

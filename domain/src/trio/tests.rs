@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::chance::Seed;
+use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::Player;
 
 type G = Trio<Girl>;
@@ -90,15 +91,16 @@ fn table(turn: u8, hands: &[&[&str]], pack: &[&str]) -> State<Girl> {
     state
 }
 
-/// Plays one move, checking the invariants after every event; the events as JSON.
+/// Plays one move as every table does (the framework's turn check, then the rules), checking
+/// the invariants after every event; the events as JSON.
 fn play(
     state: &State<Girl>,
     seat: u8,
     action: Value,
-) -> Result<(State<Girl>, Vec<Value>), RuleError> {
+) -> Result<(State<Girl>, Vec<Value>), MoveRefused<RuleError>> {
     let action: Action<Girl> = serde_json::from_value(action).unwrap();
     let before = *state;
-    let events = G::decide(
+    let events = engine::decide::<G>(
         state,
         Seat(seat),
         &action,
@@ -124,10 +126,21 @@ fn ok(state: &State<Girl>, seat: u8, action: Value) -> (State<Girl>, Vec<Value>)
     }
 }
 
+/// The rule of the game that refuses the move.
 fn refused(state: &State<Girl>, seat: u8, action: Value) -> RuleError {
     match play(state, seat, action) {
         Ok((_, events)) => panic!("seat {seat} was allowed: {events:?}"),
-        Err(e) => e,
+        Err(MoveRefused::Rule(e)) => e,
+        Err(MoveRefused::OutOfTurn(e)) => panic!("seat {seat} was refused as {e}"),
+    }
+}
+
+/// The framework's refusal of a move out of turn or after the end.
+fn out_of_turn(state: &State<Girl>, seat: u8, action: Value) -> OutOfTurn {
+    match play(state, seat, action) {
+        Ok((_, events)) => panic!("seat {seat} was allowed: {events:?}"),
+        Err(MoveRefused::OutOfTurn(e)) => e,
+        Err(MoveRefused::Rule(e)) => panic!("seat {seat} was refused by the rules: {e}"),
     }
 }
 
@@ -275,7 +288,7 @@ fn a_turned_up_heroine_is_exposed_and_every_player_lays() {
     assert_eq!(state.phase(), Phase::Trick);
     assert_eq!(state.trick().map(|t| t.heroine), Some(card("wendy-1")));
     assert_eq!(to_act(&state), [0, 1, 2]);
-    let view = G::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<G>(&state, Viewer::Spectator);
     assert_eq!(view.public["exposed"]["card"], "wendy-1");
     assert_eq!(view.public["exposed"]["from_hand"], false);
 }
@@ -287,7 +300,7 @@ fn a_seat_beyond_the_table_may_not_lay_for_a_trick() {
     let state = table(0, &[&["jinx-1"], &["penny-1"], &["trio-01"]], &["wendy-1"]);
     let (state, _) = turn_up(&state, 0);
     for seat in [3, 7, 8, 9, 255] {
-        let error = refused(&state, seat, json!({"type": "lay", "cards": ["jinx-1"]}));
+        let error = out_of_turn(&state, seat, json!({"type": "lay", "cards": ["jinx-1"]}));
         assert_eq!(error.kind(), RefusalKind::NotYourMove, "seat {seat}");
     }
 }
@@ -295,7 +308,7 @@ fn a_seat_beyond_the_table_may_not_lay_for_a_trick() {
 #[test]
 fn a_player_may_only_turn_up_in_her_turn_and_not_during_a_trick() {
     let state = table(0, &[&["jinx-1"], &["penny-1"]], &["wendy-1", "trio-02"]);
-    let error = refused(&state, 1, json!({"type": "turn_up"}));
+    let error = out_of_turn(&state, 1, json!({"type": "turn_up"}));
     assert_eq!(error.kind(), RefusalKind::NotYourMove);
     assert_eq!(
         refused(&state, 0, json!({"type": "lay", "cards": ["jinx-1"]})).rule(),
@@ -332,9 +345,10 @@ fn lays_stay_face_down_until_every_player_has_laid() {
     assert_eq!(other, json!({"type": "lay", "seat": 0, "count": 3}));
     let own = G::redact(&lay_event, Viewer::Seat(Seat(0)));
     assert_eq!(own["cards"], json!(["trio-01", "trio-07", "jinx-1"]));
-    let theirs = serde_json::to_string(&G::view(&state, Viewer::Seat(Seat(1)))).unwrap();
+    let theirs =
+        serde_json::to_string(&engine::view_json::<G>(&state, Viewer::Seat(Seat(1)))).unwrap();
     assert!(!theirs.contains("trio-01") && !theirs.contains("trio-07"));
-    let mine = G::view(&state, Viewer::Seat(Seat(0)));
+    let mine = engine::view_json::<G>(&state, Viewer::Seat(Seat(0)));
     assert_eq!(
         mine.private.unwrap()["laid"],
         json!(["jinx-1", "trio-01", "trio-07"])
@@ -343,7 +357,7 @@ fn lays_stay_face_down_until_every_player_has_laid() {
     assert_eq!(mine.seats[1]["laid"], false);
     assert_eq!(to_act(&state), [1]);
     assert_eq!(
-        refused(&state, 0, json!({"type": "lay", "cards": ["penny-1"]})).kind(),
+        out_of_turn(&state, 0, json!({"type": "lay", "cards": ["penny-1"]})).kind(),
         RefusalKind::NotYourMove
     );
 
@@ -386,7 +400,7 @@ fn a_player_must_lay_three_cards_while_she_holds_three_or_more() {
     );
     assert_eq!(error.rule(), "different-cards");
     assert_eq!(
-        G::legal_actions(&state, Seat(0)),
+        engine::legal_actions_json::<G>(&state, Seat(0)),
         vec![
             json!({"type": "lay", "cards": {"choose": 3, "from": ["jinx-1", "penny-1", "trio-01", "trio-07"]}})
         ]
@@ -402,7 +416,7 @@ fn a_player_with_fewer_than_three_cards_lays_all_she_has() {
     );
     let (state, _) = turn_up(&state, 0);
     assert_eq!(
-        G::legal_actions(&state, Seat(1)),
+        engine::legal_actions_json::<G>(&state, Seat(1)),
         vec![json!({"type": "lay", "cards": {"choose": 1, "from": ["trio-02"]}})]
     );
     assert_eq!(
@@ -422,9 +436,9 @@ fn a_player_with_no_cards_sits_out_the_trick_with_an_empty_lay() {
     );
     let (state, _) = turn_up(&state, 0);
     assert_eq!(to_act(&state), [0, 2]);
-    assert!(G::legal_actions(&state, Seat(1)).is_empty());
+    assert!(engine::legal_actions_json::<G>(&state, Seat(1)).is_empty());
     assert_eq!(
-        refused(&state, 1, json!({"type": "lay", "cards": []})).kind(),
+        out_of_turn(&state, 1, json!({"type": "lay", "cards": []})).kind(),
         RefusalKind::NotYourMove
     );
     let (state, _) = lay(&state, 2, &["trio-02"]);
@@ -535,7 +549,7 @@ fn the_winner_takes_jokers_and_trios_showing_her_from_every_lay_and_the_rest_go_
     assert_eq!(ids(state.hand(Seat(0))), sorted(&["jinx-1", "trio-07"]));
     assert_eq!(ids(state.hand(Seat(1))), sorted(&["trio-09"]));
     assert_eq!(ids(state.hand(Seat(2))), sorted(&["belle-1", "trio-10"]));
-    let view = G::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<G>(&state, Viewer::Spectator);
     assert_eq!(view.public["last_trick"]["winner"], 0);
     assert_eq!(view.public["last_trick"]["points"], json!([8, 6, 2]));
     assert_eq!(view.public["last_trick_winner"], 0);
@@ -692,7 +706,7 @@ fn when_the_last_card_is_turned_up_the_next_player_must_lay_a_heroine_from_her_h
     let (state, _) = turn_up(&state, 0);
     assert_eq!(state.phase(), Phase::HeroineFromHand(Seat(1)));
     assert_eq!(
-        G::legal_actions(&state, Seat(1)),
+        engine::legal_actions_json::<G>(&state, Seat(1)),
         vec![
             json!({"type": "expose", "card": "wendy-1"}),
             json!({"type": "expose", "card": "wendy-2"}),
@@ -720,7 +734,7 @@ fn when_the_last_card_is_turned_up_the_next_player_must_lay_a_heroine_from_her_h
 fn a_player_with_no_heroine_passes_and_the_turn_goes_left() {
     let state = table(0, &[&["trio-07"], &["jinx-1", "trio-01", "trio-02"]], &[]);
     assert_eq!(
-        G::legal_actions(&state, Seat(0)),
+        engine::legal_actions_json::<G>(&state, Seat(0)),
         vec![json!({"type": "pass"})]
     );
     let (state, events) = ok(&state, 0, json!({"type": "pass"}));
@@ -743,7 +757,7 @@ fn a_heroine_laid_from_hand_does_not_count_for_her_but_her_twin_does() {
         events,
         vec![json!({"type": "expose", "seat": 0, "card": "wendy-1"})]
     );
-    let view = G::view(&state, Viewer::Spectator);
+    let view = engine::view_json::<G>(&state, Viewer::Spectator);
     assert_eq!(view.public["exposed"]["from_hand"], true);
     assert_eq!(view.seats[0]["hand"], 3);
     let (state, _) = lay(&state, 0, &["wendy-2", "trio-01", "girl-1"]);
@@ -782,19 +796,19 @@ fn the_game_ends_when_the_last_heroine_has_been_played_for() {
     let (state, _) = ok(&state, 0, json!({"type": "pass"}));
     let (state, _) = ok(&state, 1, json!({"type": "expose", "card": "jinx-1"}));
     let (state, _) = lay(&state, 0, &["trio-07"]);
-    assert_eq!(G::outcome(&state), None);
+    assert_eq!(engine::outcome_json::<G>(&state), None);
     let (state, events) = lay(&state, 1, &["trio-01", "trio-02"]);
     assert_eq!(types(&events), ["lay", "reveal", "resolve", "game_over"]);
     // trio-07 shows Jinx on top (3) against trio-01's 2: seat 0 takes both.
     assert_eq!(event(&events, "resolve")["winner"], 0);
     assert_eq!(state.phase(), Phase::Over);
     assert!(G::to_act(&state).is_empty());
-    assert!(G::legal_actions(&state, Seat(1)).is_empty());
+    assert!(engine::legal_actions_json::<G>(&state, Seat(1)).is_empty());
     assert_eq!(
-        refused(&state, 1, json!({"type": "pass"})),
-        RuleError::GameOver
+        out_of_turn(&state, 1, json!({"type": "pass"})),
+        OutOfTurn::GameOver
     );
-    assert_eq!(RuleError::GameOver.kind(), RefusalKind::NotYourMove);
+    assert_eq!(OutOfTurn::GameOver.kind(), RefusalKind::NotYourMove);
 }
 
 #[test]
@@ -812,7 +826,10 @@ fn the_game_ends_with_the_last_heroine_even_if_the_centre_pack_is_not_used_up() 
     let (state, events) = lay(&state, 1, &["wendy-2", "trio-10", "trio-12"]);
     assert_eq!(types(&events), ["lay", "reveal", "resolve", "game_over"]);
     assert_eq!(event(&events, "game_over")["left_in_pack"], 2);
-    assert_eq!(G::outcome(&state).unwrap()["left_in_pack"], 2);
+    assert_eq!(
+        engine::outcome_json::<G>(&state).unwrap()["left_in_pack"],
+        2
+    );
 }
 
 #[test]
@@ -859,7 +876,7 @@ fn scores_are_cards_won_less_cards_in_hand_and_equal_top_scores_share_the_win() 
     state.phase = Phase::Over;
     G::check_invariants(&state).unwrap();
     let rest = state.won(Seat(2)).len() as i64;
-    let outcome = G::outcome(&state).unwrap();
+    let outcome = engine::outcome_json::<G>(&state).unwrap();
     assert_eq!(outcome["scores"], json!([3, 3, rest - 10]));
     assert_eq!(outcome["won"], json!([4, 5, rest]));
     assert_eq!(outcome["in_hand"], json!([1, 2, 10]));
