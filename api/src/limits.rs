@@ -215,7 +215,7 @@ mod tests {
         assert_eq!(limits.fitted_to(1_048_576), limits);
         assert_eq!(
             limits.fitted_to(4_096).total,
-            4_096 - RESERVED_FILES as usize
+            4_096 - usize::try_from(RESERVED_FILES).unwrap()
         );
         assert_eq!(limits.fitted_to(100).total, 1);
     }

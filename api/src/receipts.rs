@@ -310,7 +310,11 @@ mod tests {
     /// The golden key: seed bytes 0, 1, …, 31. `tools/ed25519.py --self-test` checks the same
     /// receipt, so the two implementations provably agree on the message bytes.
     fn golden_signer() -> Signer {
-        Signer::from_seed(std::array::from_fn(|i| i as u8))
+        let mut seed = [0u8; 32];
+        for (byte, i) in seed.iter_mut().zip(0..=u8::MAX) {
+            *byte = i;
+        }
+        Signer::from_seed(seed)
     }
 
     const GOLDEN_GAME: &str = "0190f3a2-7c4e-7b1d-9a2f-5e6d7c8b9a01";

@@ -100,6 +100,8 @@ pub fn shuffle_with_stream<T: Clone + Serialize>(seed: &Seed, stream: u64, items
     let mut rng = ChaCha20Rng::from_seed(seed.0);
     rng.set_stream(stream);
     for top in (1..order.len()).rev() {
+        // Below `top + 1`, a usize, so it fits one.
+        #[allow(clippy::cast_possible_truncation)]
         let pick = below(&mut rng, top as u64 + 1) as usize;
         order.swap(top, pick);
     }
@@ -164,8 +166,8 @@ mod tests {
     #[test]
     fn the_shuffle_of_card_ids_is_pinned_for_a_patterned_seed() {
         let mut bytes = [0u8; 32];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = i as u8;
+        for (b, i) in bytes.iter_mut().zip(0..=u8::MAX) {
+            *b = i;
         }
         let items = ["owl", "robin", "wren", "jay", "kestrel", "puffin"];
         let order = shuffle_with_stream(&Seed(bytes), 7, &items);

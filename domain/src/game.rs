@@ -35,12 +35,15 @@ impl Seat {
 
     /// The seat on this one's left, at a table of `players`.
     pub fn left(self, players: usize) -> Seat {
-        Seat(((self.index() + 1) % players.max(1)) as u8)
+        // Below `players`, and below 256 as the seat after a u8 seat: it fits a u8.
+        #[allow(clippy::cast_possible_truncation)]
+        let next = ((self.index() + 1) % players.max(1)) as u8;
+        Seat(next)
     }
 
     /// Every seat at a table of `players`, in order of play.
     pub fn all(players: usize) -> impl Iterator<Item = Seat> {
-        (0..players).map(|i| Seat(i as u8))
+        (0..=u8::MAX).take(players).map(Seat)
     }
 }
 

@@ -33,6 +33,15 @@ pub struct Playout {
     pub events: usize,
 }
 
+/// A random index below `len` (which is not 0), as the playouts have always drawn it.
+fn pick(rng: &mut impl RngCore, len: usize) -> usize {
+    // The remainder is below `len`, a usize, so it fits one; a usize fits a u64 on every
+    // target Rust supports.
+    #[allow(clippy::cast_possible_truncation)]
+    let index = (rng.next_u64() % len as u64) as usize;
+    index
+}
+
 /// Replaces every `{"choose": k, "from": [...]}` in a legal-action template with k distinct
 /// items of `from`, picked at random.
 pub fn instantiate(template: &Value, rng: &mut impl RngCore) -> Value {
@@ -42,11 +51,12 @@ pub fn instantiate(template: &Value, rng: &mut impl RngCore) -> Value {
                 (map.get("choose"), map.get("from"))
             {
                 if map.len() == 2 {
-                    let k = k.as_u64().unwrap_or(0) as usize;
+                    // More than there are to choose from picks them all.
+                    let k = usize::try_from(k.as_u64().unwrap_or(0)).unwrap_or(usize::MAX);
                     let mut pool = from.clone();
-                    let mut picked = Vec::with_capacity(k);
+                    let mut picked = Vec::with_capacity(k.min(pool.len()));
                     while picked.len() < k && !pool.is_empty() {
-                        let i = (rng.next_u64() % pool.len() as u64) as usize;
+                        let i = pick(rng, pool.len());
                         picked.push(pool.swap_remove(i));
                     }
                     return Value::Array(picked);
@@ -141,12 +151,12 @@ pub fn random_playout<G: Game>(
                 return Err(format!("{seat} is not to act but is offered {offered:?}"));
             }
         }
-        let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
+        let seat = to_act[pick(&mut rng, to_act.len())];
         let offered = legal_actions_json::<G>(&state, seat);
         if offered.is_empty() {
             return Err(format!("{seat} is to act but has no legal action"));
         }
-        let template = &offered[(rng.next_u64() % offered.len() as u64) as usize];
+        let template = &offered[pick(&mut rng, offered.len())];
         let body = instantiate(template, &mut rng);
         let action: G::Action = serde_json::from_value(body.clone())
             .map_err(|e| format!("legal action {body} does not parse: {e}"))?;

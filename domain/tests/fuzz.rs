@@ -20,6 +20,15 @@
 //! per configuration (default 2), `PARLOUR_FUZZ_SEED` the base seed, e.g.
 //! `PARLOUR_FUZZ_CASES=200 cargo test --release -p parlour-domain --test fuzz`.
 
+// Issue 9 lints: tests fail by panicking, so unwrap/expect in their helpers is the point, and
+// their casts are over small counts and test sizes where truncation cannot matter.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
+
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;

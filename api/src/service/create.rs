@@ -56,14 +56,17 @@ impl Parlour {
         let mut seats = Vec::with_capacity(players.len());
         let mut credentials = Vec::with_capacity(players.len());
         for (i, player) in players.iter().enumerate() {
+            // The game has already accepted this many players (at most 8), so a seat fits a u8.
+            #[allow(clippy::cast_possible_truncation)]
+            let seat = i as u8;
             let token = hex::encode(random_bytes()?);
             credentials.push(SeatCredential {
-                seat: i as u8,
+                seat,
                 name: player.name.clone(),
                 token_hash: token_hash(&token),
             });
             seats.push(CreatedSeat {
-                seat: i as u8,
+                seat,
                 name: player.name.clone(),
                 token,
             });

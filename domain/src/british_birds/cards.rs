@@ -150,7 +150,8 @@ impl Card {
         CARD_IDS
             .iter()
             .position(|c| *c == id)
-            .map(|i| Card(i as u8))
+            .and_then(|i| u8::try_from(i).ok())
+            .map(Card)
     }
 
     /// The card's stable id.
@@ -173,7 +174,7 @@ impl Card {
     }
 
     pub(super) fn all() -> impl Iterator<Item = Card> {
-        (0..CARDS as u8).map(Card)
+        (0..=u8::MAX).take(CARDS).map(Card)
     }
 }
 
@@ -224,7 +225,7 @@ impl BirdSet {
     }
 
     pub(super) fn all() -> impl Iterator<Item = BirdSet> {
-        (0..SETS as u8).map(BirdSet)
+        (0..=u8::MAX).take(SETS).map(BirdSet)
     }
 }
 
@@ -294,7 +295,9 @@ impl Hand {
 
     pub(super) fn first_owl(self) -> Option<Card> {
         let owls = self.0 & OWL_MASK;
-        (owls != 0).then(|| Card(owls.trailing_zeros() as u8))
+        (owls != 0)
+            .then(|| u8::try_from(owls.trailing_zeros()).ok().map(Card))
+            .flatten()
     }
 
     pub(super) fn complete_sets(self) -> impl Iterator<Item = BirdSet> {

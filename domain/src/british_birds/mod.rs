@@ -185,7 +185,10 @@ impl State {
     }
 
     fn points(&self, seat: Seat) -> u32 {
-        self.sets_of(seat).count() as u32 * POINTS_PER_SET
+        // At most SETS sets.
+        #[allow(clippy::cast_possible_truncation)]
+        let sets = self.sets_of(seat).count() as u32;
+        sets * POINTS_PER_SET
     }
 
     fn game_points(&self) -> [u32; MAX_PLAYERS] {
@@ -342,13 +345,18 @@ impl State {
         }
         let dealt = HAND * players;
         for (k, card) in order.iter().take(dealt).enumerate() {
+            // Below `players`, at most MAX_PLAYERS.
+            #[allow(clippy::cast_possible_truncation)]
             let seat = Seat(((first.index() + k) % players) as u8);
             self.hands[seat.index()].add(*card);
         }
         for (slot, card) in self.row.iter_mut().zip(order.iter().skip(dealt)) {
             *slot = Some(*card);
         }
-        self.pack_next = (dealt + ROW) as u8;
+        // At most the CARDS of the pack.
+        #[allow(clippy::cast_possible_truncation)]
+        let next = (dealt + ROW) as u8;
+        self.pack_next = next;
         self.game += 1;
         self.first = first;
         self.phase = Phase::Turn { seat: first };
@@ -907,6 +915,8 @@ impl Game for BritishBirds {
         }
     }
 
+    // The set index `s` is below SETS, so it fits a u8.
+    #[allow(clippy::cast_possible_truncation)]
     fn cards() -> Value {
         let mut cards: Vec<Value> = Vec::with_capacity(CARDS);
         for (s, print) in SET_PRINTS.iter().enumerate() {
@@ -933,6 +943,9 @@ impl Game for BritishBirds {
         Value::Array(cards)
     }
 
+    // The player count is checked against MAX_PLAYERS first, and the pack has CARDS cards: the
+    // counts and card indices fit a u8.
+    #[allow(clippy::cast_possible_truncation)]
     fn new(setup: &Setup<Options>) -> Result<State, SetupError> {
         let players = setup.players.len();
         if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
@@ -1259,9 +1272,9 @@ impl Game for BritishBirds {
         for set in BirdSet::all().filter(|s| state.laid[usize::from(s.0)].is_some()) {
             place(set.mask(), "the laid sets")?;
         }
-        for (i, owl) in state.owls.iter().enumerate() {
+        for (i, owl) in (0..=u8::MAX).zip(state.owls.iter()) {
             if owl.is_some() {
-                place(Card(BIRD_CARDS + i as u8).bit(), "the played Owls")?;
+                place(Card(BIRD_CARDS + i).bit(), "the played Owls")?;
             }
         }
         if count != CARDS || seen != (1 << CARDS) - 1 {

@@ -224,12 +224,15 @@ impl InningsCard {
                 if b < ELEVEN {
                     out[b] = Some((how, d.bowler));
                 }
+                // An innings has at most a few hundred deliveries (see MATCH_OVERS).
+                #[allow(clippy::cast_possible_truncation)]
+                let balls = j as u16 + 1;
                 fall.push(Fall {
                     wicket: wickets,
                     runs: total,
                     batter: bat.player(d.batter).to_string(),
-                    balls: j as u16 + 1,
-                    over: overs(j as u16 + 1),
+                    balls,
+                    over: overs(balls),
                 });
                 partnerships.push(Partnership {
                     wicket: wickets,
@@ -317,8 +320,11 @@ impl InningsCard {
                             text: String::from("did not bat"),
                         },
                     };
+                    // One of eleven batting places.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let position = k as u8 + 1;
                     BattingLine {
-                        position: k as u8 + 1,
+                        position,
                         name: bat.player(p).to_string(),
                         how_out,
                         runs: runs[pi],
@@ -331,6 +337,8 @@ impl InningsCard {
         } else {
             vec![]
         };
+        // A match has at most four innings.
+        #[allow(clippy::cast_possible_truncation)]
         let number = state.innings()[..=i]
             .iter()
             .filter(|x| x.batting == innings.batting)

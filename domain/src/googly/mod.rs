@@ -152,7 +152,10 @@ impl Team {
 
     /// The index of the player with this name.
     pub fn find(&self, name: &str) -> Option<u8> {
-        self.players.iter().position(|p| p == name).map(|i| i as u8)
+        self.players
+            .iter()
+            .position(|p| p == name)
+            .and_then(|i| u8::try_from(i).ok())
     }
 }
 
@@ -234,6 +237,8 @@ impl Match {
             }
             let side_seats: Vec<Seat> = match variant {
                 Variant::Patience => vec![Seat(0)],
+                // `side` is 0 or 1.
+                #[allow(clippy::cast_possible_truncation)]
                 Variant::TwoPlayer | Variant::ThreePlayer => vec![Seat(side as u8)],
                 Variant::Team => Seat::all(seats).filter(|s| s.index() % 2 == side).collect(),
             };
@@ -898,6 +903,8 @@ impl State {
             .find(|i| i.batting == side && i.order_set)
         {
             Some(innings) => innings.order,
+            // Eleven places: each index fits a u8.
+            #[allow(clippy::cast_possible_truncation)]
             None => std::array::from_fn(|i| i as u8),
         }
     }
@@ -910,6 +917,8 @@ impl State {
             .find(|i| i.batting != side && i.openers_set)
         {
             Some(innings) => innings.openers,
+            // ELEVEN is 11.
+            #[allow(clippy::cast_possible_truncation)]
             None => [ELEVEN as u8 - 1, ELEVEN as u8 - 2],
         }
     }
@@ -1167,9 +1176,12 @@ impl State {
         if index >= self.innings.len() {
             return;
         }
+        // A match is at most MATCH_OVERS + EXTRA_OVERS overs a side: a few hundred deliveries.
+        #[allow(clippy::cast_possible_truncation)]
+        let first_delivery = self.deliveries.len() as u16;
         self.innings[index] = Innings {
             batting,
-            first_delivery: self.deliveries.len() as u16,
+            first_delivery,
             ..Innings::default()
         };
         self.innings_count += 1;
@@ -1714,7 +1726,7 @@ impl Game for Googly {
             Due::Bowler(side) => {
                 let team = state.game.team(side);
                 for (i, name) in team.players.iter().enumerate() {
-                    if Some(i as u8) != state.last_bowler {
+                    if u8::try_from(i).ok() != state.last_bowler {
                         actions.push(LegalAction::Bowler { name: name.clone() });
                     }
                 }

@@ -96,7 +96,7 @@ const BOWLING_KINDS: [(&str, &str, u8, Verdict); 7] = [
 impl BatCard {
     /// Every batting card.
     pub fn all() -> impl Iterator<Item = BatCard> {
-        (0..BATTING_CARDS as u8).map(BatCard)
+        (0..=u8::MAX).take(BATTING_CARDS).map(BatCard)
     }
 
     /// What the card does.
@@ -139,7 +139,7 @@ impl BatCard {
             _ => {
                 let runs: u8 = kind.strip_suffix("-runs")?.parse().ok()?;
                 let group = RUNS.iter().position(|&r| r == runs && r != 1)?;
-                group as u8
+                u8::try_from(group).ok()?
             }
         };
         Some(BatCard(group * 8 + copy - 1))
@@ -157,7 +157,7 @@ impl BatCard {
 impl BowlCard {
     /// Every bowling card.
     pub fn all() -> impl Iterator<Item = BowlCard> {
-        (0..BOWLING_CARDS as u8).map(BowlCard)
+        (0..=u8::MAX).take(BOWLING_CARDS).map(BowlCard)
     }
 
     /// The kind's index in `BOWLING_KINDS` and the copy number (1-based).
@@ -306,8 +306,8 @@ impl<const N: usize> Pack<N> {
     /// A fresh pack in catalogue order (it is shuffled before any card is played).
     pub fn new(divided: bool) -> Self {
         let mut order = [0u8; N];
-        for (i, slot) in order.iter_mut().enumerate() {
-            *slot = i as u8;
+        for (slot, i) in order.iter_mut().zip(0..=u8::MAX) {
+            *slot = i;
         }
         Pack {
             order,

@@ -137,6 +137,8 @@ pub fn hat_tricks(state: &State) -> Vec<HatTrick> {
         let bowl = game.team(1 - innings.batting);
         let mut runs = [0u8; super::ELEVEN];
         let balls = state.innings_deliveries(i);
+        // A bowler is one of eleven and a match has at most four innings: both fit a u8.
+        #[allow(clippy::cast_possible_truncation)]
         let mut close = |bowler: usize, runs: &mut [u8; super::ELEVEN]| {
             if runs[bowler] >= 3 {
                 found.push(HatTrick {
@@ -436,7 +438,7 @@ pub fn aggregate(records: &[MatchRecord]) -> Statistics {
     let mut bowling: Vec<BowlingAverage> = bowling
         .into_iter()
         .map(|(mut line, best)| {
-            line.overs = overs(line.balls.min(u32::from(u16::MAX)) as u16);
+            line.overs = overs(u16::try_from(line.balls).unwrap_or(u16::MAX));
             line.average = (line.wickets > 0)
                 .then(|| two_places(f64::from(line.runs) / f64::from(line.wickets)));
             line.best = format!("{}/{}", best.0, best.1);

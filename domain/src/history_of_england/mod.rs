@@ -54,7 +54,8 @@ impl Card {
         CARDS
             .iter()
             .position(|face| face.id == id)
-            .map(|i| Card(i as u8))
+            .and_then(|i| u8::try_from(i).ok())
+            .map(Card)
     }
 
     /// The card's stable id.
@@ -446,7 +447,7 @@ fn bits(mut mask: u128) -> impl Iterator<Item = u8> {
     std::iter::from_fn(move || {
         let low = mask.trailing_zeros();
         mask &= mask.wrapping_sub(1);
-        (low < 128).then_some(low as u8)
+        u8::try_from(low).ok().filter(|low| *low < 128)
     })
 }
 
@@ -797,6 +798,8 @@ impl Game for HistoryOfEngland {
         )
     }
 
+    // The player count is checked against MAX_PLAYERS first, so it fits a u8.
+    #[allow(clippy::cast_possible_truncation)]
     fn new(setup: &Setup<Options>) -> Result<State, SetupError> {
         let players = setup.players.len();
         if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
@@ -921,7 +924,10 @@ impl Game for HistoryOfEngland {
                     }
                 }
                 state.pool_top = 0;
-                state.pool_end = pool_end as u8;
+                // At most PACK_SIZE cards go to the pool.
+                #[allow(clippy::cast_possible_truncation)]
+                let end = pool_end as u8;
+                state.pool_end = end;
                 state.stage = Stage::Pool;
                 state.turn = 0;
             }

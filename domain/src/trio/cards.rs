@@ -212,7 +212,7 @@ impl<T: Theme> Card<T> {
 
     /// Every card of the pack.
     pub fn all() -> impl Iterator<Item = Self> {
-        (0..PACK as u8).map(Card::at)
+        (0..=u8::MAX).take(PACK).map(Card::at)
     }
 
     /// The card with this id, if the pack has one.
@@ -305,8 +305,9 @@ pub(crate) fn points(index: u8, heroine: u8) -> u8 {
         Kind::Joker => 4,
         Kind::Trio(order) => order
             .iter()
-            .position(|h| *h == heroine)
-            .map_or(0, |place| 3 - place as u8),
+            .zip(0u8..)
+            .find(|(h, _)| **h == heroine)
+            .map_or(0, |(_, place)| 3 - place),
     }
 }
 
@@ -417,6 +418,8 @@ impl CardSet {
             if bits == 0 {
                 return None;
             }
+            // A bit index of a non-empty set, below 128.
+            #[allow(clippy::cast_possible_truncation)]
             let index = bits.trailing_zeros() as u8;
             bits &= bits - 1;
             Some(index)

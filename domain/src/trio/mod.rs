@@ -574,6 +574,8 @@ impl<T: Theme> State<T> {
     }
 
     /// The final count: cards won minus cards in hand.
+    // Card counts are at most the PACK cards, so they fit an i32.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
     fn scores(&self) -> Vec<i32> {
         Seat::all(self.players())
             .map(|s| self.won(s).len() as i32 - self.hand(s).len() as i32)
@@ -604,7 +606,8 @@ pub fn judge(trick: &Trick, players: usize) -> TrickResult {
     let winner = (best > 0 && leaders == 1)
         .then(|| scored.iter().position(|p| *p == best))
         .flatten()
-        .map(|seat| Seat(seat as u8));
+        .and_then(|seat| u8::try_from(seat).ok())
+        .map(Seat);
     let mut won = CardSet::EMPTY;
     let mut set_aside = CardSet::EMPTY;
     set_aside.insert(trick.heroine);
@@ -636,6 +639,8 @@ fn cards_of<T: Theme>(set: CardSet) -> Vec<Card<T>> {
 impl<T: Theme> Trio<T> {
     /// The events that close a trick once every lay is down (reveal, resolve, and the end of
     /// the game if that was the last HEROINE), given the state with every lay applied.
+    // Card counts are at most the PACK cards, so they fit a u8.
+    #[allow(clippy::cast_possible_truncation)]
     fn close_trick(state: &State<T>, events: &mut Vec<Event<T>>) {
         let Some(trick) = state.trick else {
             return;
@@ -744,6 +749,8 @@ impl<T: Theme> Game for Trio<T> {
         Value::Array(Card::<T>::all().map(Card::catalogue_entry).collect())
     }
 
+    // The player count is checked against MAX_PLAYERS first, so it fits a u8.
+    #[allow(clippy::cast_possible_truncation)]
     fn new(setup: &Setup<TrioOptions>) -> Result<State<T>, SetupError> {
         let players = setup.players.len();
         if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
@@ -846,7 +853,10 @@ impl<T: Theme> Game for Trio<T> {
                     }
                 }
                 state.pack_next = 0;
-                state.pack_end = deck.order.len().saturating_sub(HAND * players) as u8;
+                // At most the PACK cards of the deck.
+                #[allow(clippy::cast_possible_truncation)]
+                let end = deck.order.len().saturating_sub(HAND * players) as u8;
+                state.pack_end = end;
                 state.phase = state.turn_of(Seat(0));
             }
             Event::Draw { seat, card } => {
