@@ -8,13 +8,17 @@
 //! is the log itself, an instance learns of moves made through any other instance exactly as it
 //! learns of its own.
 //!
-//! The follower looks at the feed when Postgres announces a commit (`LISTEN parlour_events`),
-//! and otherwise every [`BusSettings::poll`], so a lost notification delays work, never loses it.
+//! The follower looks at the feed as soon as this process has committed ([`CommitSignal`]), when
+//! another instance announces a commit (Postgres `LISTEN parlour_events`), and otherwise every
+//! [`BusSettings::poll`] (or [`BusSettings::fallback`] where announcements arrive), so a lost
+//! announcement delays work, never loses it. [`announce_until_stopped`] sends this process's
+//! announcements: after its commits, never inside them, and at most one per
+//! [`BusSettings::min_gap`].
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, watch, Notify};
 
 use crate::store::{Committed, EventStore};
 
@@ -47,6 +51,44 @@ impl Default for BusSettings {
             min_gap: Duration::from_millis(5),
             retry: Duration::from_secs(1),
         }
+    }
+}
+
+/// This process's word that it has just committed: the follower looks at the feed at once
+/// instead of at its next poll, and the other instances are told. Only a hint: followers
+/// still read the feed for what was committed, so a lost signal delays, never loses.
+#[derive(Debug, Default)]
+pub struct CommitSignal {
+    follower: Notify,
+    announcer: Notify,
+}
+
+impl CommitSignal {
+    /// Something was committed here. Cheap and never blocks: signals given while nobody is
+    /// waiting collapse into one.
+    pub fn committed(&self) {
+        self.follower.notify_one();
+        self.announcer.notify_one();
+    }
+}
+
+/// Tells other instances of this process's commits ([`FeedStore::announce`]) until the
+/// process stops: once after the first commit of a quiet spell, then at most once per
+/// `settings.min_gap` however many commits there were meanwhile.
+///
+/// [`FeedStore::announce`]: crate::store::FeedStore::announce
+pub async fn announce_until_stopped(
+    signal: Arc<CommitSignal>,
+    store: Arc<dyn EventStore>,
+    settings: BusSettings,
+) {
+    loop {
+        signal.announcer.notified().await;
+        if let Err(error) = store.announce().await {
+            // The other instances' fallback polls find the commit anyway.
+            tracing::warn!(%error, "a commit could not be announced to other instances");
+        }
+        tokio::time::sleep(settings.min_gap).await;
     }
 }
 
@@ -89,6 +131,7 @@ impl Bus {
     pub async fn run_until_stopped(
         self: Arc<Self>,
         store: Arc<dyn EventStore>,
+        signal: Arc<CommitSignal>,
         settings: BusSettings,
     ) {
         let mut after = loop {
@@ -136,18 +179,29 @@ impl Bus {
                 }
             }
             tokio::time::sleep(settings.min_gap).await;
-            match listener.as_mut() {
-                Some(listener) => {
-                    // A notification, or the fallback interval, whichever comes first.
-                    if let Ok(Err(error)) =
-                        tokio::time::timeout(settings.fallback, listener.recv()).await
-                    {
+            // A commit of this process, another's announcement, or the poll interval
+            // (the fallback where announcements arrive), whichever comes first.
+            let interval = if listener.is_some() {
+                settings.fallback
+            } else {
+                settings.poll
+            };
+            let announced = async {
+                match listener.as_mut() {
+                    Some(listener) => listener.recv().await.map(|_| ()),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = signal.follower.notified() => {}
+                received = announced => {
+                    if let Err(error) = received {
                         // The listener reconnects on its next call; until then, poll.
                         tracing::warn!(%error, "the bus lost its notification connection");
                         tokio::time::sleep(settings.poll).await;
                     }
                 }
-                None => tokio::time::sleep(settings.poll).await,
+                () = tokio::time::sleep(interval) => {}
             }
         }
     }

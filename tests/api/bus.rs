@@ -129,6 +129,85 @@ async fn waiters_wake_across_processes_on_postgres() {
     waiters_on_either_process_wake_for_moves_through_the_other(Backend::Postgres).await;
 }
 
+/// With polling all but switched off, only the commit signal (own instance) and the
+/// announcement after a commit (other instances, Postgres) can wake a long-poll in time.
+fn no_polling() -> Settings {
+    Settings {
+        bus: parlour::bus::BusSettings {
+            poll: Duration::from_secs(3600),
+            fallback: Duration::from_secs(3600),
+            ..parlour::bus::BusSettings::default()
+        },
+        ..Settings::default()
+    }
+}
+
+/// Makes the first legal move of whoever is to act, through `mover`, while a long-poll waits on
+/// `waiter`; answers what the long-poll saw.
+async fn move_while_waiting(
+    mover: &TestApp,
+    waiter: &TestApp,
+    id: &str,
+    tokens: &[String],
+) -> (StatusCode, Value, u64) {
+    let view = mover.view(id, None).await;
+    let known = view["version"].as_u64().unwrap();
+    let seat = view["to_act"][0].as_u64().unwrap() as usize;
+    let mine = mover.view(id, Some(&tokens[seat])).await;
+    let body = parlour_domain::playout::instantiate(
+        &mine["legal_actions"][0],
+        &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(known),
+    );
+    let poll = tokio::spawn({
+        let client = waiter.client.clone();
+        let base = waiter.address.clone();
+        let id = id.to_string();
+        async move { long_poll(&client, &base, &id, known).await }
+    });
+    // Let the long-poll reach its server first (if it does not, it answers at once, which
+    // proves nothing but does not fail either).
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, answer) = mover.act(id, &tokens[seat], &body).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (status, seen) = poll.await.unwrap();
+    (status, seen, known)
+}
+
+async fn a_commit_wakes_its_own_instance_at_once(backend: Backend) {
+    let (url, _guard) = fresh_database(backend).await;
+    let a = start(&url, no_polling(), Hooks::default()).await;
+    let (id, tokens) = a.app.create_game("girl", 2, None, json!({})).await;
+    let (status, seen, known) = move_while_waiting(&a.app, &a.app, &id, &tokens).await;
+    assert_eq!(status, StatusCode::OK, "{seen}");
+    assert!(seen["version"].as_u64().unwrap() > known);
+    a.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_wakes_its_own_instance_at_once_on_sqlite() {
+    a_commit_wakes_its_own_instance_at_once(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_wakes_its_own_instance_at_once_on_postgres() {
+    a_commit_wakes_its_own_instance_at_once(Backend::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_is_announced_to_other_instances_after_it_on_postgres() {
+    let (url, _guard) = fresh_database(Backend::Postgres).await;
+    let a = start(&url, no_polling(), Hooks::default()).await;
+    let b = start(&url, no_polling(), Hooks::default()).await;
+    let (id, tokens) = a.app.create_game("girl", 2, None, json!({})).await;
+    for _ in 0..3 {
+        let (status, seen, known) = move_while_waiting(&a.app, &b.app, &id, &tokens).await;
+        assert_eq!(status, StatusCode::OK, "{seen}");
+        assert!(seen["version"].as_u64().unwrap() > known);
+    }
+    a.task.abort();
+    b.task.abort();
+}
+
 /// Writes one message per appended batch, naming the batch's last entry.
 struct EveryBatch;
 

@@ -74,6 +74,7 @@ impl Parlour {
         self.store
             .create_game(&record, &credentials, &events)
             .await?;
+        self.commits.committed();
         table.apply(opening);
         let version = events.len() as u64;
         let head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();

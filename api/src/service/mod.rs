@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 use uuid::Uuid;
 
+use crate::bus::CommitSignal;
 use crate::chain;
 use crate::dto::{
     AuditFailure, AuditReport, CreatedGame, CreatedSeat, CreationRecord, EventPage, GameEvent,
@@ -154,6 +155,8 @@ pub struct Parlour {
     max_events: u64,
     /// What durable work follows a commit, written with it (`workers::outbox`).
     after_commit: Vec<Arc<dyn AfterCommit>>,
+    /// Tells this instance's bus, and through it the others, that something was committed.
+    commits: Arc<CommitSignal>,
 }
 
 /// How an append went, when it did not fail outright.
@@ -305,7 +308,13 @@ impl Parlour {
             tokens: Mutex::new(HashMap::new()),
             max_events: crate::limits::MAX_EVENTS_PER_GAME,
             after_commit: Vec::new(),
+            commits: Arc::new(CommitSignal::default()),
         }
+    }
+
+    /// The signal this service gives after each of its commits (the bus waits on it).
+    pub fn commit_signal(&self) -> Arc<CommitSignal> {
+        self.commits.clone()
     }
 
     /// The same service, writing `policy`'s durable work with every batch it appends.
@@ -333,7 +342,10 @@ impl Parlour {
             .append_with_outbox(loaded.record.id, events, key, &work)
             .await
         {
-            Ok(()) => Ok(Appended::Recorded),
+            Ok(()) => {
+                self.commits.committed();
+                Ok(Appended::Recorded)
+            }
             Err(StoreError::Conflict) => Ok(Appended::LostRace),
             Err(StoreError::Unavailable {
                 reason,

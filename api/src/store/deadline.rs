@@ -224,6 +224,10 @@ impl<S: EventStore> FeedStore for Deadline<S> {
     async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
         self.run(false, self.inner.listen()).await
     }
+
+    async fn announce(&self) -> Result<(), StoreError> {
+        self.run(false, self.inner.announce()).await
+    }
 }
 
 #[async_trait]

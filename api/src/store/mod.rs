@@ -253,13 +253,20 @@ pub trait FeedStore: Send + Sync {
     /// there is none), so that `committed_since` from it gives every later commit.
     async fn latest_position(&self) -> Result<u64, StoreError>;
 
-    /// Postgres only: a connection listening on [`EVENTS_CHANNEL`], where every commit that
-    /// moves a game's head is announced as `"<game uuid>:<version>"` (by a trigger on
-    /// `game_heads`, so only once committed), to wake followers on other instances. A wake-up
-    /// says "read the feed now"; a follower must still poll now and then, because a
-    /// notification is lost while the listener reconnects. `None` on SQLite, where every writer
-    /// is a process on this machine's file and polling is cheap.
+    /// Postgres only: a connection listening on [`EVENTS_CHANNEL`], where instances announce
+    /// that they have committed ([`FeedStore::announce`]), to wake followers on other
+    /// instances. A wake-up says "read the feed now"; a follower must still poll now and then,
+    /// because a notification is lost while the listener reconnects or when an instance dies
+    /// between its commit and its announcement. `None` on SQLite, where every writer is a
+    /// process on this machine's file and polling is cheap.
     async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError>;
+
+    /// Tells the other instances' followers to look at the feed (Postgres `NOTIFY` on
+    /// [`EVENTS_CHANNEL`], in a transaction of its own, after the commits it announces;
+    /// nothing on SQLite). Never sent from inside an append: Postgres serialises the commits
+    /// of every transaction that notifies, which cost a sixth of the moves per second when a
+    /// trigger notified on every append (docs/performance.md).
+    async fn announce(&self) -> Result<(), StoreError>;
 }
 
 /// Work that must not be lost: written with the events that call for it, done at least once.

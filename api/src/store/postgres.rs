@@ -11,8 +11,11 @@
 //! entry's position, which names its `(txid, position)`. The cost: a long transaction anywhere
 //! on the server holds the feed back (it is delayed, never lost).
 //!
-//! **Wake-ups.** A trigger on `game_heads` calls `pg_notify` on every append, delivered at
-//! commit ([`super::FeedStore::listen`]).
+//! **Wake-ups.** An instance that has committed announces it with `pg_notify`, in a statement
+//! of its own after the commit and at most once per few milliseconds however many moves it
+//! made ([`super::FeedStore::announce`], `bus::announce_until_stopped`): a notifying
+//! transaction takes a lock that serialises every other notifying commit, which is why no
+//! append notifies (migration 0004 dropped the trigger that did).
 //!
 //! **Leaders.** `pg_try_advisory_lock` on a connection taken out of the pool and held by the
 //! [`Leadership`]: the lock lives exactly as long as that session.
@@ -381,6 +384,14 @@ impl FeedStore for PostgresStore {
         let mut listener = PgListener::connect_with(&self.pool).await?;
         listener.listen(EVENTS_CHANNEL).await?;
         Ok(Some(listener))
+    }
+
+    async fn announce(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT pg_notify($1, '')")
+            .bind(EVENTS_CHANNEL)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 }
 

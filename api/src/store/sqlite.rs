@@ -296,6 +296,10 @@ impl FeedStore for SqliteStore {
     async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
         Ok(None)
     }
+
+    async fn announce(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// A time `by` after `from`, refusing a lease too long to represent.

@@ -15,7 +15,7 @@ pub mod outbox;
 
 use std::sync::Arc;
 
-use crate::bus::{Bus, BusSettings};
+use crate::bus::{self, Bus, BusSettings};
 use crate::service::Parlour;
 use crate::store::EventStore;
 
@@ -43,19 +43,39 @@ impl Workers {
     pub async fn run_until_stopped(self, service: Arc<Parlour>, store: Arc<dyn EventStore>) {
         // Each worker stops with this future: when the server stops, or the whole thing is
         // dropped (a test stopping an instance), its leader's lease goes with it.
-        let _wakeups = Running(tokio::spawn(service.follow(self.bus.subscribe())));
+        let signal = service.commit_signal();
+        let _wakeups = Running(tokio::spawn(service.clone().follow(self.bus.subscribe())));
+        // A waiter that arrived before the bus found the feed's end may have missed a commit
+        // made in between (the bus hands out only what comes after its start): once the bus
+        // has started, every waiter looks again.
+        let mut started = self.bus.reached();
+        let _started = Running(tokio::spawn({
+            let service = service.clone();
+            async move {
+                if started.changed().await.is_ok() {
+                    service.wake_all();
+                }
+            }
+        }));
         let _outbox = Running(tokio::spawn(outbox::run_until_stopped(
             store.clone(),
             self.bus.subscribe(),
             self.outbox,
             self.outbox_settings,
         )));
+        let _announcer = Running(tokio::spawn(bus::announce_until_stopped(
+            signal.clone(),
+            store.clone(),
+            self.bus_settings,
+        )));
         let _leader = Running(tokio::spawn(leader::run_until_stopped(
             store.clone(),
             self.leader_jobs,
             self.leadership,
         )));
-        self.bus.run_until_stopped(store, self.bus_settings).await;
+        self.bus
+            .run_until_stopped(store, signal, self.bus_settings)
+            .await;
     }
 }
 
