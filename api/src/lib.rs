@@ -7,6 +7,7 @@ pub mod dto;
 pub mod error;
 pub mod limits;
 pub mod openapi;
+pub mod probe;
 pub mod receipts;
 pub mod routes;
 pub mod service;

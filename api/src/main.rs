@@ -52,6 +52,9 @@ enum Command {
     Serve,
     /// Print the OpenAPI document.
     Openapi,
+    /// Exit 0 if the server at `--addr` answers `/readyz` with 200, else 1 (a container's
+    /// HEALTHCHECK).
+    Healthcheck,
 }
 
 /// A positive number of seconds, fractions allowed (`0.5`).
@@ -98,6 +101,16 @@ async fn main() -> std::process::ExitCode {
                 std::process::ExitCode::FAILURE
             }
         },
+        Command::Healthcheck => {
+            let address = parlour::probe::local_address(&cli.addr);
+            match parlour::probe::ready(&address).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{e}");
+                    std::process::ExitCode::FAILURE
+                }
+            }
+        }
         Command::Serve => {
             let app = match Application::build_with(
                 &cli.addr,

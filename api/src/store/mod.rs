@@ -342,8 +342,10 @@ pub async fn connect_with(
         let store = SqliteStore::connect_with(url, settings).await?;
         Ok(std::sync::Arc::new(Deadline::new(store, settings)))
     } else {
+        // Only the scheme is quoted: the rest of a URL may hold a password.
+        let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
         Err(StoreError::Corrupt(format!(
-            "unsupported database URL (use postgres://… or sqlite://…): {url}"
+            "unsupported database URL scheme {scheme:?} (use postgres://… or sqlite://…)"
         )))
     }
 }

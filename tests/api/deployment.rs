@@ -1,0 +1,57 @@
+//! What a deployment relies on: TLS to a managed Postgres, and the container's health check.
+
+use std::process::Command;
+
+use parlour::store::{self, DbSettings};
+
+use crate::helpers::{fresh_database, spawn_app, Backend};
+
+#[tokio::test]
+async fn the_store_connects_to_a_postgres_that_requires_tls() {
+    let (url, _guard) = fresh_database(Backend::Postgres).await;
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let tls_url = format!("{url}{separator}sslmode=require");
+    let store = store::connect_with(&tls_url, &DbSettings::default())
+        .await
+        .expect("sslmode=require connects (sqlx is built with rustls)");
+    store.ping().await.expect("the store answers over TLS");
+
+    // The server itself says the store's sessions are encrypted.
+    let database = url.rsplit('/').next().unwrap().split('?').next().unwrap();
+    let admin = sqlx::PgPool::connect(&url).await.unwrap();
+    let (encrypted,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) \
+         WHERE datname = $1 AND ssl",
+    )
+    .bind(database)
+    .fetch_one(&admin)
+    .await
+    .unwrap();
+    assert!(encrypted >= 1, "no TLS session to {database}");
+}
+
+// Two workers: the check is a blocking child process, and the server must answer meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_health_check_passes_for_a_ready_server_and_fails_without_one() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let addr = app.address.trim_start_matches("http://");
+    let healthy = Command::new(env!("CARGO_BIN_EXE_parlour"))
+        .args(["--addr", addr, "healthcheck"])
+        .output()
+        .unwrap();
+    assert!(
+        healthy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&healthy.stderr)
+    );
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nobody = closed.local_addr().unwrap().to_string();
+    drop(closed);
+    let unhealthy = Command::new(env!("CARGO_BIN_EXE_parlour"))
+        .args(["--addr", &nobody, "healthcheck"])
+        .output()
+        .unwrap();
+    assert!(!unhealthy.status.success());
+    assert!(String::from_utf8_lossy(&unhealthy.stderr).contains("cannot reach"));
+}
