@@ -22,14 +22,12 @@ pub struct TestApp {
     pub database_url: String,
     pub store: Arc<dyn EventStore>,
     pub client: Client,
-    _guard: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    _guard: Guard,
 }
 
 /// A fresh database for one test: a new SQLite file, or a new database on the Postgres
-/// server named by `DATABASE_URL` (else a testcontainers Postgres).
-pub async fn fresh_database(
-    backend: Backend,
-) -> (String, Option<Arc<dyn std::any::Any + Send + Sync>>) {
+/// Postgres server the tests found (`postgres_server`).
+pub async fn fresh_database(backend: Backend) -> (String, Guard) {
     match backend {
         Backend::Sqlite => {
             let dir = tempfile::tempdir().expect("temp dir");
@@ -64,26 +62,159 @@ fn with_database(server_url: &str, name: &str) -> String {
     format!("{scheme}://{authority}/{name}{query}")
 }
 
-async fn postgres_server() -> (String, Option<Arc<dyn std::any::Any + Send + Sync>>) {
-    if let Ok(url) = std::env::var("DATABASE_URL") {
-        if url.starts_with("postgres") {
-            return (url, None);
-        }
+/// Where the tests look for Postgres when `DATABASE_URL` names none: the machine's own server,
+/// over TCP and over its Unix socket, with the trust authentication a developer's or CI
+/// machine has.
+const LOCAL_POSTGRES: [&str; 2] = [
+    "postgres://postgres@127.0.0.1:5432/postgres",
+    "postgres://postgres@localhost/postgres?host=/var/run/postgresql",
+];
+
+/// What keeps a test database alive (a temp dir, a container) for as long as its server runs.
+pub type Guard = Option<Arc<dyn std::any::Any + Send + Sync>>;
+
+/// The Postgres server the tests use: `DATABASE_URL` if it names one, else a local server
+/// that answers, else a testcontainers Postgres; when there is none, every Postgres test
+/// fails with one message saying what was tried (a test is never skipped silently).
+async fn postgres_server() -> (String, Guard) {
+    let named = std::env::var("DATABASE_URL").ok();
+    match find_postgres(named, &LOCAL_POSTGRES, start_container).await {
+        Ok(found) => found,
+        Err(tried) => panic!("{tried}"),
     }
+}
+
+/// The search itself, with the places to try given, so that its failure can be tested.
+async fn find_postgres<F, Fut>(
+    named: Option<String>,
+    local: &[&str],
+    container: F,
+) -> Result<(String, Guard), NoPostgres>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<(String, Guard), String>>,
+{
+    if let Some(url) = named.filter(|url| url.starts_with("postgres")) {
+        return Ok((url, None));
+    }
+    static LOCAL: tokio::sync::OnceCell<Option<String>> = tokio::sync::OnceCell::const_new();
+    let probe = || async {
+        for url in local {
+            if answers(url).await {
+                return Some((*url).to_string());
+            }
+        }
+        None
+    };
+    // The default places are probed once per test binary; other lists (the test of this
+    // search) every time.
+    let found = if local == LOCAL_POSTGRES {
+        LOCAL.get_or_init(probe).await.clone()
+    } else {
+        probe().await
+    };
+    if let Some(url) = found {
+        return Ok((url, None));
+    }
+    container().await.map_err(|docker| NoPostgres {
+        local: local.iter().map(|url| (*url).to_string()).collect(),
+        docker,
+    })
+}
+
+/// Whether a Postgres server accepts a connection at `url` within a few seconds.
+async fn answers(url: &str) -> bool {
+    let connect = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(std::time::Duration::from_secs(3))
+        .connect(url);
+    match tokio::time::timeout(std::time::Duration::from_secs(4), connect).await {
+        Ok(Ok(pool)) => {
+            pool.close().await;
+            true
+        }
+        _ => false,
+    }
+}
+
+async fn start_container() -> Result<(String, Guard), String> {
     use testcontainers_modules::postgres::Postgres;
     use testcontainers_modules::testcontainers::runners::AsyncRunner;
     let container = Postgres::default()
         .start()
         .await
-        .expect("no DATABASE_URL, and Docker could not start a Postgres container");
+        .map_err(|e| e.to_string())?;
     let port = container
         .get_host_port_ipv4(5432)
         .await
-        .expect("container port");
-    (
+        .map_err(|e| e.to_string())?;
+    Ok((
         format!("postgres://postgres:postgres@127.0.0.1:{port}/postgres"),
         Some(Arc::new(container)),
+    ))
+}
+
+/// Why the Postgres half of the tests cannot run.
+#[derive(Debug)]
+struct NoPostgres {
+    local: Vec<String>,
+    docker: String,
+}
+
+impl std::fmt::Display for NoPostgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the Postgres tests found no Postgres: DATABASE_URL names none, no local server \
+             answered at {}, and Docker could not start one ({}). Start a Postgres with trust \
+             authentication on 127.0.0.1:5432, or set DATABASE_URL=postgres://…",
+            self.local.join(" or "),
+            self.docker
+        )
+    }
+}
+
+#[tokio::test]
+async fn a_named_database_url_is_used_as_it_is() {
+    let (url, guard) = find_postgres(
+        Some("postgres://someone@db.example:6543/x".into()),
+        &[],
+        || async { Err("not asked".to_string()) },
     )
+    .await
+    .unwrap();
+    assert_eq!(url, "postgres://someone@db.example:6543/x");
+    assert!(guard.is_none());
+}
+
+#[tokio::test]
+async fn without_a_database_url_the_first_local_server_that_answers_is_found() {
+    let (reachable, _guard) = postgres_server().await;
+    let here = [
+        "postgres://postgres@127.0.0.1:1/postgres",
+        reachable.as_str(),
+    ];
+    let (url, _) = find_postgres(Some("sqlite://x.db".into()), &here, || async {
+        Err("not asked".to_string())
+    })
+    .await
+    .unwrap();
+    assert_eq!(url, reachable);
+}
+
+#[tokio::test]
+async fn with_no_postgres_anywhere_the_tests_fail_saying_what_was_tried() {
+    let nowhere = ["postgres://postgres@127.0.0.1:1/postgres"];
+    let tried = find_postgres(None, &nowhere, || async {
+        Err("no Docker engine".to_string())
+    })
+    .await
+    .err()
+    .expect("no Postgres is found");
+    let message = tried.to_string();
+    assert!(message.contains("DATABASE_URL names none"), "{message}");
+    assert!(message.contains("127.0.0.1:1"), "{message}");
+    assert!(message.contains("no Docker engine"), "{message}");
 }
 
 /// Starts the server on a random port against a fresh database.
@@ -93,19 +224,12 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 }
 
 /// Starts another server on an existing database (a restart, or a second instance).
-pub async fn spawn_app_on(
-    url: &str,
-    guard: Option<Arc<dyn std::any::Any + Send + Sync>>,
-) -> TestApp {
+pub async fn spawn_app_on(url: &str, guard: Guard) -> TestApp {
     spawn_app_with(url, guard, Settings::default()).await
 }
 
 /// Starts a server on an existing database with these settings.
-pub async fn spawn_app_with(
-    url: &str,
-    guard: Option<Arc<dyn std::any::Any + Send + Sync>>,
-    settings: Settings,
-) -> TestApp {
+pub async fn spawn_app_with(url: &str, guard: Guard, settings: Settings) -> TestApp {
     parlour::telemetry::init();
     let store = store::connect_with(url, &settings.db)
         .await
