@@ -13,6 +13,21 @@ async fn health_and_readiness_answer() {
 }
 
 #[tokio::test]
+async fn the_root_leads_to_the_documentation() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let res = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(format!("{}/", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::FOUND);
+    assert_eq!(res.headers()["location"], "/docs");
+}
+
+#[tokio::test]
 async fn the_served_openapi_document_is_the_committed_one() {
     let app = spawn_app(Backend::Sqlite).await;
     let (status, served) = app.get("/openapi.json", None).await;

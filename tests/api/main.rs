@@ -1,5 +1,5 @@
 //! The API's integration tests: one binary, every test against a real server on a random
-//! port, on SQLite and on Postgres (`DATABASE_URL`, else a testcontainers Postgres).
+//! port, on SQLite and on Postgres (`DATABASE_URL`, else a local server, else testcontainers).
 
 // Issue 9 lints: tests fail by panicking, so unwrap/expect in their helpers is the point, and
 // their casts are over small counts and test sizes where truncation cannot matter.
@@ -16,7 +16,9 @@ mod british_birds;
 mod bus;
 mod client;
 mod crash;
+mod deployment;
 mod errors;
+mod example_client;
 mod fixtures;
 mod googly;
 mod helpers;
@@ -24,6 +26,7 @@ mod history_of_england;
 mod instances;
 mod outage;
 mod play;
+mod readme;
 mod receipts;
 mod schemas;
 mod store;

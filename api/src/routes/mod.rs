@@ -59,6 +59,7 @@ pub fn game_id(raw: &str) -> Result<Uuid, ApiError> {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
+        .service(docs::root)
         .service(docs::openapi_json)
         .service(docs::docs_page)
         .service(docs::problem)
