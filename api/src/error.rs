@@ -50,6 +50,8 @@ pub enum Problem {
     LogFull,
     /// Too many event streams open for this token or client address.
     TooManyStreams,
+    /// Too many requests from this token or client address (`http::rate_limit`).
+    RateLimited,
     /// The server holds as many event streams as it can.
     AtCapacity,
     /// The database does not answer.
@@ -79,6 +81,7 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::IdempotencyKeyReused, "idempotency-key-reused", 422, "Idempotency-Key reused for another move"),
     (Problem::InvalidSelection,     "invalid-selection",      422, "Those games cannot be counted together"),
     (Problem::TooManyStreams,       "too-many-streams",       429, "Too many event streams are open"),
+    (Problem::RateLimited,          "rate-limited",           429, "Too many requests"),
     (Problem::Internal,             "internal",               500, "Something went wrong on our side"),
     (Problem::Unavailable,          "unavailable",            503, "The database is not answering"),
     (Problem::AtCapacity,           "at-capacity",            503, "The server is holding all the streams it can"),
@@ -132,6 +135,13 @@ pub fn description(problem: Problem) -> Option<&'static str> {
         Problem::TooManyStreams => Some(
             "This seat token, or this client address, already has as many event streams open \
              as it may. Close one (or wait `Retry-After` seconds) and try again.",
+        ),
+        Problem::RateLimited => Some(
+            "This seat token, or this client address, has sent as many requests as it may for \
+             now. Nothing was done. Wait `Retry-After` seconds and try again. Every answer \
+             carries `RateLimit-Limit` (the quota), `RateLimit-Remaining` (requests left now) \
+             and `RateLimit-Reset` (seconds until the quota is whole again), so a client can \
+             slow down before it is refused.",
         ),
         Problem::AtCapacity => Some(
             "The server holds as many event streams as it can. Try again after `Retry-After` \
@@ -343,6 +353,7 @@ mod tests {
             Problem::InvalidSelection,
             Problem::LogFull,
             Problem::TooManyStreams,
+            Problem::RateLimited,
             Problem::AtCapacity,
             Problem::Unavailable,
             Problem::Internal,

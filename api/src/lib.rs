@@ -5,6 +5,7 @@ pub mod bus;
 pub mod chain;
 pub mod dto;
 pub mod error;
+pub mod http;
 pub mod limits;
 pub mod openapi;
 pub mod probe;

@@ -2,10 +2,14 @@
 
 use std::time::Duration;
 
+use clap::builder::BoolishValueParser;
 use clap::{Parser, Subcommand};
+use parlour::http::cors::CorsSettings;
+use parlour::http::rate_limit::{self, AddressRange, Quota, RateLimitSettings};
 use parlour::limits::StreamLimits;
 use parlour::startup::{Application, Settings};
 use parlour::store::DbSettings;
+use parlour::telemetry::LogFormat;
 
 /// Parlour: a game server for five classic British card games.
 #[derive(Debug, Parser)]
@@ -42,6 +46,40 @@ struct Cli {
     /// Event streams the server holds open in all (lowered to fit the open-file limit).
     #[arg(long, env = "PARLOUR_MAX_STREAMS", default_value_t = StreamLimits::DEFAULT_TOTAL)]
     max_streams: usize,
+    /// An origin browser apps may call the API from (`https://app.example.com`); repeat it for
+    /// several, `*` for any (without credentials), `none` for no cross-origin access.
+    #[arg(
+        long = "cors-allow-origin",
+        env = "PARLOUR_CORS_ALLOW_ORIGINS",
+        value_delimiter = ',',
+        default_value = "*"
+    )]
+    cors_allow_origins: Vec<String>,
+    /// Allow CORS credentials mode (cookies) for the listed origins; Parlour itself needs none,
+    /// and it cannot be used with `*`.
+    #[arg(long, env = "PARLOUR_CORS_ALLOW_CREDENTIALS", value_parser = BoolishValueParser::new())]
+    cors_allow_credentials: bool,
+    /// Requests a minute one seat token may send (a burst of that many at once); 0: no limit.
+    #[arg(long, env = "PARLOUR_RATE_LIMIT_PER_TOKEN", default_value_t = rate_limit::DEFAULT_PER_TOKEN)]
+    rate_limit_per_token: u32,
+    /// Requests a minute one client address (an IPv6 /64) may send; 0: no limit.
+    #[arg(long, env = "PARLOUR_RATE_LIMIT_PER_CLIENT", default_value_t = rate_limit::DEFAULT_PER_CLIENT)]
+    rate_limit_per_client: u32,
+    /// No rate limits at all (benchmarks).
+    #[arg(long, env = "PARLOUR_NO_RATE_LIMIT", value_parser = BoolishValueParser::new())]
+    no_rate_limit: bool,
+    /// A proxy (ADDRESS or ADDRESS/PREFIX) whose `X-Forwarded-For` names the client for the
+    /// rate limits; repeat it for several. None by default: the client is the peer address.
+    #[arg(
+        long = "trusted-proxy",
+        env = "PARLOUR_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    trusted_proxies: Vec<AddressRange>,
+    /// How log lines are written: `text` (coloured only on a terminal) or `json` (one object a
+    /// line). `RUST_LOG` sets the level.
+    #[arg(long, env = "PARLOUR_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -69,8 +107,20 @@ fn seconds(text: &str) -> Result<Duration, String> {
 }
 
 impl Cli {
-    fn settings(&self) -> Settings {
-        Settings {
+    fn settings(&self) -> Result<Settings, String> {
+        let cors = CorsSettings::parse(&self.cors_allow_origins, self.cors_allow_credentials)
+            .map_err(|e| e.to_string())?;
+        let rate_limits = if self.no_rate_limit {
+            RateLimitSettings::off()
+        } else {
+            RateLimitSettings {
+                per_token: Quota::per_minute(self.rate_limit_per_token),
+                per_client: Quota::per_minute(self.rate_limit_per_client),
+                trusted_proxies: self.trusted_proxies.clone(),
+                ..RateLimitSettings::default()
+            }
+        };
+        Ok(Settings {
             db: DbSettings {
                 acquire_timeout: self.db_acquire_timeout,
                 statement_timeout: self.db_timeout,
@@ -80,16 +130,24 @@ impl Cli {
                 per_client: self.max_streams_per_client,
                 total: self.max_streams,
             },
+            cors,
+            rate_limits,
             ..Settings::default()
-        }
+        })
     }
 }
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    parlour::telemetry::init();
-    let settings = cli.settings();
+    parlour::telemetry::init_with(cli.log_format);
+    let settings = match cli.settings() {
+        Ok(settings) => settings,
+        Err(e) => {
+            tracing::error!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Openapi => match serde_json::to_string_pretty(&parlour::openapi::spec()) {
             Ok(text) => {

@@ -4,13 +4,17 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 
-use actix_web::dev::{Server, Service};
-use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::{web, App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
-use tracing_actix_web::{RequestId, TracingLogger};
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use tracing_actix_web::TracingLogger;
 
 use crate::bus::{Bus, BusSettings};
 use crate::error::{ApiError, Problem};
+use crate::http::cors::{self, CorsSettings};
+use crate::http::metrics::Metrics;
+use crate::http::rate_limit::{self, RateLimitSettings, RateLimiter};
+use crate::http::trace;
 use crate::limits::{self, StreamGate, StreamLimits};
 use crate::receipts::{KeyError, Signer};
 use crate::routes;
@@ -23,7 +27,7 @@ use crate::workers::{LeaderJob, LeaderStatus, OutboxHandler, OutboxSettings, Wor
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// What an operator can tune; every field has a documented default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     /// How long the store waits for the database before answering 503.
     pub db: DbSettings,
@@ -35,6 +39,10 @@ pub struct Settings {
     pub bus: BusSettings,
     /// How the outbox is worked.
     pub outbox: OutboxSettings,
+    /// Which origins browser apps may call from (`http::cors`).
+    pub cors: CorsSettings,
+    /// Requests allowed per token and per client address (`http::rate_limit`).
+    pub rate_limits: RateLimitSettings,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -57,6 +65,8 @@ impl Default for Settings {
             max_events_per_game: limits::MAX_EVENTS_PER_GAME,
             bus: BusSettings::default(),
             outbox: OutboxSettings::default(),
+            cors: CorsSettings::default(),
+            rate_limits: RateLimitSettings::default(),
         }
     }
 }
@@ -182,21 +192,20 @@ impl Application {
             );
         }
         let gate = web::Data::new(StreamGate::new(streams));
+        let cors = web::Data::new(settings.cors);
+        let limiter = web::Data::new(RateLimiter::new(&settings.rate_limits));
+        let metrics = web::Data::new(Metrics::default());
         let server = HttpServer::new(move || {
             App::new()
-                .wrap_fn(|req, srv| {
-                    let id = req.extensions().get::<RequestId>().map(|id| id.to_string());
-                    let call = srv.call(req);
-                    async move {
-                        let mut res = call.await?;
-                        if let Some(value) = id.and_then(|id| HeaderValue::from_str(&id).ok()) {
-                            res.headers_mut()
-                                .insert(HeaderName::from_static("x-request-id"), value);
-                        }
-                        Ok(res)
-                    }
-                })
+                // From the inside out: limits, CORS (so a refusal can be read by the page and
+                // a preflight is never counted), the id and trace echoed, the request's span.
+                .wrap(from_fn(rate_limit::limit))
+                .wrap(from_fn(cors::cors))
+                .wrap(from_fn(trace::echo))
                 .wrap(TracingLogger::<RequestSpan>::new())
+                .app_data(cors.clone())
+                .app_data(limiter.clone())
+                .app_data(metrics.clone())
                 .app_data(service.clone())
                 .app_data(gate.clone())
                 .app_data(signer.clone())

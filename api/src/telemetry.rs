@@ -1,62 +1,156 @@
-//! Structured logs: `RUST_LOG` sets the level; every line of a request carries its request id.
+//! Logs and request metrics: `RUST_LOG` sets the level, `--log-format` the format; every line
+//! of a request carries its request id (and its trace id when the client sent `traceparent`).
 //!
-//! Each request is logged at most once, when it ends, at a level that fits its outcome: a fault
-//! on our side (5xx) at ERROR with its cause, a client's mistake (4xx) at DEBUG, so that a
-//! flood of refused requests (a fuzzer, a broken client) cannot fill the disk at the default
-//! level. What a client sent (the path and query) is cut to `LOGGED_TARGET_CHARS`.
+//! Each request ends with one access-log line at INFO on its own target, `parlour::access`
+//! (method, route pattern, status, time taken, request id), which `RUST_LOG` can silence on
+//! its own (`RUST_LOG=info,parlour::access=off`). Besides it, a fault on our side (5xx) is
+//! logged at ERROR with its cause, and a client's mistake (4xx) at DEBUG, so that a flood of
+//! refused requests costs one short access line each, not an error report. What a client sent
+//! (the path and query) is cut to `LOGGED_TARGET_CHARS`.
+
+use std::io::IsTerminal;
+use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::{Error, HttpMessage};
+use actix_web::{web, Error, HttpMessage};
 use tracing::Span;
 use tracing_actix_web::{RequestId, RootSpanBuilder};
 use tracing_subscriber::{fmt, EnvFilter};
 
 use crate::error::truncated;
+use crate::http::metrics::Metrics;
+use crate::http::trace::{self, RequestContext, TraceContext};
 
 /// Longest request target (path and query) written to the log.
 pub const LOGGED_TARGET_CHARS: usize = 160;
+/// The target of the access log's lines.
+pub const ACCESS_TARGET: &str = "parlour::access";
 
-/// Installs the global subscriber once; later calls (in tests) do nothing.
-pub fn init() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = fmt().with_env_filter(filter).with_target(false).try_init();
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines (coloured only when written to a terminal).
+    #[default]
+    Text,
+    /// One JSON object a line, for log collectors.
+    Json,
 }
 
-/// The span every request's log lines are written in: its id, method and (bounded) target.
+/// Installs the global subscriber once, writing text; later calls (in tests) do nothing.
+pub fn init() {
+    init_with(LogFormat::Text);
+}
+
+/// Installs the global subscriber once, writing `format` to standard output; later calls do
+/// nothing.
+pub fn init_with(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = fmt().with_env_filter(filter);
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_target(false)
+            .with_ansi(std::io::stdout().is_terminal())
+            .try_init(),
+        // The request's span (its id, method, target, trace) rides along on every line; the
+        // event's own fields sit at the top level, where collectors look for them.
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
+    };
+}
+
+/// The span every request's log lines are written in: its id, method, (bounded) target, and
+/// its trace when it has one. It also records the request's context for the answer.
 pub struct RequestSpan;
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
         let id = request
-            .extensions()
-            .get::<RequestId>()
-            .map(|id| id.to_string())
+            .headers()
+            .get(trace::REQUEST_ID)
+            .and_then(|v| v.to_str().ok())
+            .and_then(trace::client_request_id)
+            .map(str::to_string)
+            .or_else(|| {
+                request
+                    .extensions()
+                    .get::<RequestId>()
+                    .map(|id| id.to_string())
+            })
             .unwrap_or_default();
+        let trace = request
+            .headers()
+            .get(trace::TRACEPARENT)
+            .and_then(|v| v.to_str().ok())
+            .and_then(TraceContext::continued_from);
         let target = request
             .uri()
             .path_and_query()
             .map(|p| p.as_str())
             .unwrap_or("/");
-        tracing::info_span!(
+        let span = tracing::info_span!(
             "request",
             request_id = %id,
             method = %request.method(),
             target = %truncated(target, LOGGED_TARGET_CHARS),
-        )
+            trace_id = tracing::field::Empty,
+            span_id = tracing::field::Empty,
+            parent_span_id = tracing::field::Empty,
+        );
+        if let Some(trace) = &trace {
+            use tracing::field::display;
+            span.record("trace_id", display(&trace.trace_id));
+            span.record("span_id", display(&trace.span_id));
+            span.record("parent_span_id", display(&trace.parent_id));
+        }
+        let route = request
+            .match_pattern()
+            .unwrap_or_else(|| trace::UNMATCHED.to_string());
+        request.extensions_mut().insert(RequestContext {
+            id,
+            trace,
+            route,
+            started: Instant::now(),
+        });
+        span
     }
 
     fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, Error>) {
         let _entered = span.enter();
         let (status, error) = match outcome {
-            Ok(response) => (
-                response.status(),
-                response.response().error().map(ToString::to_string),
-            ),
-            Err(error) => (
-                error.as_response_error().status_code(),
-                Some(error.to_string()),
-            ),
+            Ok(response) => {
+                let request = response.request();
+                let status = response.status();
+                if let Some(context) = request.extensions().get::<RequestContext>() {
+                    let took = context.started.elapsed();
+                    if let Some(metrics) = request.app_data::<web::Data<Metrics>>() {
+                        metrics.observe(request.method(), &context.route, status.as_u16(), took);
+                    }
+                    tracing::info!(
+                        target: ACCESS_TARGET,
+                        method = %request.method(),
+                        route = %context.route,
+                        status = status.as_u16(),
+                        // To the microsecond: finer is noise.
+                        duration_ms = took.as_micros() as f64 / 1_000.0,
+                        request_id = %context.id,
+                        "{} {} {}",
+                        request.method(),
+                        context.route,
+                        status.as_u16(),
+                    );
+                }
+                (status, response.response().error().map(ToString::to_string))
+            }
+            Err(error) => {
+                let status = error.as_response_error().status_code();
+                tracing::info!(target: ACCESS_TARGET, status = status.as_u16(), "{}", status.as_u16());
+                (status, Some(error.to_string()))
+            }
         };
         let Some(error) = error else { return };
         if status.is_server_error() {

@@ -223,9 +223,14 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
     spawn_app_on(&url, guard).await
 }
 
-/// Starts another server on an existing database (a restart, or a second instance).
+/// Starts another server on an existing database (a restart, or a second instance), with
+/// no rate limits: the tests send thousands of requests a second from one address.
 pub async fn spawn_app_on(url: &str, guard: Guard) -> TestApp {
-    spawn_app_with(url, guard, Settings::default()).await
+    let settings = Settings {
+        rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
+        ..Settings::default()
+    };
+    spawn_app_with(url, guard, settings).await
 }
 
 /// Starts a server on an existing database with these settings.

@@ -5,6 +5,7 @@ pub mod docs;
 pub mod games;
 pub mod health;
 pub mod keys;
+pub mod metrics;
 pub mod statistics;
 
 use actix_web::dev::Payload;
@@ -60,6 +61,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
         .service(docs::root)
+        .service(metrics::metrics)
         .service(docs::openapi_json)
         .service(docs::docs_page)
         .service(docs::problem)

@@ -82,6 +82,7 @@ impl Parlour {
             });
             match self.append_batch(loaded, &events, key.as_ref()).await {
                 Ok(Appended::Recorded) => {
+                    self.count_move();
                     loaded.sitting.rules.apply(decision);
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();

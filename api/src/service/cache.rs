@@ -197,6 +197,62 @@ impl Parlour {
     }
 }
 
+/// What this instance holds and has done, for `/metrics`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InstanceCounts {
+    /// Moves recorded since the instance started.
+    pub moves_recorded: u64,
+    /// Games held in memory.
+    pub games_cached: usize,
+    /// Of those, games not over.
+    pub games_active: usize,
+    /// Store calls that failed.
+    pub store_errors: store::StoreErrorCounts,
+}
+
+impl Parlour {
+    /// Counts a move just recorded.
+    pub(super) fn count_move(&self) {
+        self.moves_recorded
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// What this instance holds and has done. A game whose slot is busy this very moment (a
+    /// move or a read holds it) is counted as cached and active without waiting for it.
+    pub fn counts(&self) -> InstanceCounts {
+        let slots: Vec<Arc<Slot>> = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        let (mut cached, mut active) = (0, 0);
+        for slot in slots {
+            match slot.game.try_lock() {
+                Ok(guard) => {
+                    if let Some(loaded) = guard.as_ref() {
+                        cached += 1;
+                        active += usize::from(!loaded.sitting.is_over());
+                    }
+                }
+                Err(_) => {
+                    cached += 1;
+                    active += 1;
+                }
+            }
+        }
+        InstanceCounts {
+            moves_recorded: self
+                .moves_recorded
+                .load(std::sync::atomic::Ordering::Relaxed),
+            games_cached: cached,
+            games_active: active,
+            store_errors: self.store.error_counts(),
+        }
+    }
+}
+
 /// Applies events appended elsewhere to a cached table, which must follow on from it.
 pub(super) fn catch_up(loaded: &mut Loaded, missing: Vec<StoredEvent>) -> Result<()> {
     for event in missing {

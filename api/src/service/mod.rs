@@ -127,6 +127,7 @@ mod documents;
 mod read;
 mod table;
 
+pub use cache::InstanceCounts;
 use cache::{open_sitting, Freshness, Loaded, Slot};
 use read::game_view;
 
@@ -157,6 +158,8 @@ pub struct Parlour {
     after_commit: Vec<Arc<dyn AfterCommit>>,
     /// Tells this instance's bus, and through it the others, that something was committed.
     commits: Arc<CommitSignal>,
+    /// Moves recorded by this instance since it started (`/metrics`).
+    moves_recorded: std::sync::atomic::AtomicU64,
 }
 
 /// How an append went, when it did not fail outright.
@@ -309,6 +312,7 @@ impl Parlour {
             max_events: crate::limits::MAX_EVENTS_PER_GAME,
             after_commit: Vec::new(),
             commits: Arc::new(CommitSignal::default()),
+            moves_recorded: std::sync::atomic::AtomicU64::new(0),
         }
     }
 

@@ -8,6 +8,7 @@
 //! the deadline here is the backstop for a server that cannot even enforce its own timeout.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -51,11 +52,22 @@ impl Default for DbSettings {
     }
 }
 
+/// Store calls that failed since the store was opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreErrorCounts {
+    /// The database did not answer (`StoreError::Unavailable`).
+    pub unavailable: u64,
+    /// Any other failure but a lost race (a database error, a corrupt row).
+    pub faults: u64,
+}
+
 /// An event store whose every call is bounded in time, with outages classified (and whose
 /// leaderships' checks are too).
 pub struct Deadline<S> {
     inner: S,
     limit: Duration,
+    unavailable: AtomicU64,
+    faults: AtomicU64,
 }
 
 impl<S: EventStore> Deadline<S> {
@@ -64,6 +76,8 @@ impl<S: EventStore> Deadline<S> {
         Deadline {
             inner,
             limit: settings.call_timeout(),
+            unavailable: AtomicU64::new(0),
+            faults: AtomicU64::new(0),
         }
     }
 
@@ -74,13 +88,23 @@ impl<S: EventStore> Deadline<S> {
         writes: bool,
         call: impl Future<Output = Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        match tokio::time::timeout(self.limit, call).await {
+        let result = match tokio::time::timeout(self.limit, call).await {
             Ok(result) => result.map_err(|error| classify(error, writes)),
             Err(_) => Err(StoreError::Unavailable {
                 reason: format!("no answer within {} ms", self.limit.as_millis()),
                 maybe_written: writes,
             }),
+        };
+        match &result {
+            Ok(_) | Err(StoreError::Conflict) => {}
+            Err(StoreError::Unavailable { .. }) => {
+                self.unavailable.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => {
+                self.faults.fetch_add(1, Ordering::Relaxed);
+            }
         }
+        result
     }
 }
 
@@ -166,6 +190,13 @@ impl<S: EventStore> GameStore for Deadline<S> {
 
     async fn ping(&self) -> Result<(), StoreError> {
         self.run(false, self.inner.ping()).await
+    }
+
+    fn error_counts(&self) -> StoreErrorCounts {
+        StoreErrorCounts {
+            unavailable: self.unavailable.load(Ordering::Relaxed),
+            faults: self.faults.load(Ordering::Relaxed),
+        }
     }
 }
 

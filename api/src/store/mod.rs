@@ -21,7 +21,7 @@ use parlour_domain::{Player, Seed};
 use serde_json::Value;
 use uuid::Uuid;
 
-pub use deadline::{DbSettings, Deadline};
+pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
@@ -185,6 +185,12 @@ pub trait GameStore: Send + Sync {
 
     /// Whether the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
+
+    /// The calls that failed so far: `Deadline` counts them (for `/metrics`); a bare backend
+    /// counts nothing.
+    fn error_counts(&self) -> StoreErrorCounts {
+        StoreErrorCounts::default()
+    }
 }
 
 /// Each game's append-only log.

@@ -1,0 +1,833 @@
+//! Rate limits per seat token and per client address.
+//!
+//! Each key (a bearer token as sent, a client address) has a token bucket of `Quota::requests`
+//! that refills evenly over `Quota::per` (a minute, from the flags): a client may send a burst
+//! of the whole quota, then one request per `per / requests`. The bucket is kept as the
+//! generic cell rate algorithm's one number per key (the time at which the bucket will be full
+//! again), so a check is a hash lookup and two additions. A request past either limit is
+//! answered `429` `/problems/rate-limited` with `Retry-After`; every limited answer carries
+//! `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (IETF draft
+//! ratelimit-headers) for whichever of its two buckets has fewer requests left.
+//!
+//! The buckets live in this instance's memory: with N instances behind a balancer a client
+//! may send N times the quota. Memory is bounded: the keys are kept in two generations, the
+//! current one and the one before; a generation is retired when it holds `max_keys / 2` keys
+//! or is a whole `per` old, and the one before it is forgotten. A key forgotten after a whole
+//! `per` idle had a full bucket anyway; one forgotten early (a flood of made-up tokens filled
+//! the table) just starts again with a full bucket, which errs on the side of the client. A
+//! key in use keeps being moved into the current generation, so a flood cannot free the
+//! flooder's own bucket. Made-up tokens are charged to their client's bucket first, and a
+//! client refused there never gets a token bucket at all. IPv6 clients are counted by their
+//! /64 network, which is what one customer usually holds.
+//!
+//! Time is an input (`Clock`): the tests move a fake clock instead of sleeping.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, RandomState};
+use std::net::{IpAddr, Ipv6Addr};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{web, Error, HttpResponse};
+
+use crate::error::{ApiError, Problem};
+
+/// Requests a minute one seat token may send, by default: a busy player (or bot) moving and
+/// reading twenty times a second is not troubled.
+pub const DEFAULT_PER_TOKEN: u32 = 1_200;
+/// Requests a minute one client address may send, by default: room for many players behind
+/// one NAT address.
+pub const DEFAULT_PER_CLIENT: u32 = 12_000;
+/// The period a quota refills over when set by the flags.
+pub const WINDOW: Duration = Duration::from_secs(60);
+/// The most keys each table (tokens, clients) remembers, by default.
+pub const DEFAULT_MAX_KEYS: usize = 100_000;
+/// Operational endpoints are never limited: a flood must not make a balancer's health check
+/// or a monitoring scrape fail.
+pub const UNLIMITED_PATHS: &[&str] = &["/healthz", "/readyz", "/metrics"];
+
+/// `RateLimit-Limit`: the quota of the bucket reported.
+pub const RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+/// `RateLimit-Remaining`: requests left in it now.
+pub const RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+/// `RateLimit-Reset`: seconds until it is full again.
+pub const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
+
+/// How many requests a key may send over a period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// The bucket's size: requests allowed in a burst, and over each `per`.
+    pub requests: u32,
+    /// How long an empty bucket takes to fill.
+    pub per: Duration,
+}
+
+impl Quota {
+    /// `requests` a minute; 0 means no limit (`None`).
+    pub fn per_minute(requests: u32) -> Option<Quota> {
+        (requests > 0).then_some(Quota {
+            requests,
+            per: WINDOW,
+        })
+    }
+
+    /// The time one request's share takes to come back.
+    fn interval(&self) -> Duration {
+        (self.per / self.requests.max(1)).max(Duration::from_nanos(1))
+    }
+}
+
+/// A range of addresses (`10.0.0.7`, `10.0.0.0/8`, `fd00::/8`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressRange {
+    network: IpAddr,
+    prefix: u8,
+}
+
+impl AddressRange {
+    /// Whether `ip` is in the range.
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        match (self.network, ip.to_canonical()) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                masked(u128::from(u32::from(net)), 32, self.prefix)
+                    == masked(u128::from(u32::from(ip)), 32, self.prefix)
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                masked(u128::from(net), 128, self.prefix)
+                    == masked(u128::from(ip), 128, self.prefix)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The top `prefix` bits of a `width`-bit address.
+fn masked(bits: u128, width: u8, prefix: u8) -> u128 {
+    let host_bits = width.saturating_sub(prefix);
+    if host_bits >= 128 {
+        0
+    } else {
+        (bits >> host_bits) << host_bits
+    }
+}
+
+impl FromStr for AddressRange {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let text = text.trim();
+        let (address, prefix) = match text.split_once('/') {
+            Some((address, prefix)) => (address, Some(prefix)),
+            None => (text, None),
+        };
+        let network: IpAddr = address
+            .parse()
+            .map_err(|_| format!("{text:?} is not an IP address or ADDRESS/PREFIX"))?;
+        let network = network.to_canonical();
+        let width = if network.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => width,
+            Some(prefix) => prefix
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= width)
+                .ok_or_else(|| format!("{text:?}: the prefix must be 0 to {width}"))?,
+        };
+        Ok(AddressRange { network, prefix })
+    }
+}
+
+/// The limits in force, and whose forwarded-for header is believed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimitSettings {
+    /// Per bearer token (`None`: not limited).
+    pub per_token: Option<Quota>,
+    /// Per client address (`None`: not limited).
+    pub per_client: Option<Quota>,
+    /// Proxies whose `X-Forwarded-For` names the client; empty (the default): the client is
+    /// the connection's peer, since anyone can send the header.
+    pub trusted_proxies: Vec<AddressRange>,
+    /// The most keys each table remembers.
+    pub max_keys: usize,
+}
+
+impl RateLimitSettings {
+    /// No limit at all (benchmarks, tests).
+    pub fn off() -> Self {
+        RateLimitSettings {
+            per_token: None,
+            per_client: None,
+            ..RateLimitSettings::default()
+        }
+    }
+}
+
+impl Default for RateLimitSettings {
+    fn default() -> Self {
+        RateLimitSettings {
+            per_token: Quota::per_minute(DEFAULT_PER_TOKEN),
+            per_client: Quota::per_minute(DEFAULT_PER_CLIENT),
+            trusted_proxies: Vec::new(),
+            max_keys: DEFAULT_MAX_KEYS,
+        }
+    }
+}
+
+/// Where the limiter reads the time: since some fixed moment of the clock's own choosing.
+pub trait Clock: Send + Sync {
+    /// The time elapsed since the clock's origin; it never goes back.
+    fn now(&self) -> Duration;
+}
+
+/// The monotonic system clock.
+#[derive(Debug)]
+pub struct SystemClock(Instant);
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        SystemClock(Instant::now())
+    }
+}
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.0.elapsed()
+    }
+}
+
+/// Where a key's bucket stands after a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Standing {
+    /// The bucket's quota.
+    pub limit: u32,
+    /// Requests it may still send at once.
+    pub remaining: u64,
+    /// How long until its bucket is full again.
+    pub reset: Duration,
+}
+
+/// Which limit refused a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limited {
+    /// The seat token's.
+    Token,
+    /// The client address's.
+    Client,
+}
+
+/// What the limiter says about one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// No limit applies to it.
+    Unlimited,
+    /// It may go ahead; the tighter of its buckets stands so.
+    Allowed(Standing),
+    /// It is refused until `retry_after` has passed.
+    Refused {
+        /// The bucket that refused it.
+        by: Limited,
+        /// How that bucket stands.
+        standing: Standing,
+        /// How long until it would be allowed.
+        retry_after: Duration,
+    },
+}
+
+/// The keys of one kind, in two generations (see the module's comment).
+#[derive(Debug)]
+struct Buckets<K> {
+    quota: Quota,
+    max_keys: usize,
+    /// Each key's "full again" time, for keys used in this generation.
+    current: HashMap<K, Duration>,
+    /// The same for keys used in the one before and not since.
+    previous: HashMap<K, Duration>,
+    /// When this generation began.
+    since: Duration,
+}
+
+impl<K: Hash + Eq> Buckets<K> {
+    fn new(quota: Quota, max_keys: usize, now: Duration) -> Self {
+        Buckets {
+            quota,
+            max_keys: max_keys.max(2),
+            current: HashMap::new(),
+            previous: HashMap::new(),
+            since: now,
+        }
+    }
+
+    /// Charges one request to `key` at `now` if its bucket has room.
+    fn take(&mut self, key: K, now: Duration) -> Result<Standing, (Standing, Duration)> {
+        if self.current.len() >= self.max_keys / 2
+            || now.saturating_sub(self.since) >= self.quota.per
+        {
+            self.previous = std::mem::take(&mut self.current);
+            self.since = now;
+        }
+        let full_at = match self.current.get(&key) {
+            Some(at) => *at,
+            None => self.previous.remove(&key).unwrap_or(now),
+        };
+        let interval = self.quota.interval();
+        let start = full_at.max(now);
+        let used = start + interval - now;
+        if used > self.quota.per {
+            // Refused requests cost nothing, so a client that waits `retry_after` gets in.
+            self.current.insert(key, full_at);
+            let standing = Standing {
+                limit: self.quota.requests,
+                remaining: 0,
+                reset: start - now,
+            };
+            return Err((standing, used - self.quota.per));
+        }
+        self.current.insert(key, start + interval);
+        let left = (self.quota.per - used).as_nanos() / interval.as_nanos();
+        Ok(Standing {
+            limit: self.quota.requests,
+            remaining: u64::try_from(left).unwrap_or(u64::MAX),
+            reset: used,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.current.len() + self.previous.len()
+    }
+}
+
+/// How many keys the limiter holds and how many requests it refused: for `/metrics`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LimiterCounts {
+    /// Tokens with a bucket in memory.
+    pub tokens: usize,
+    /// Client addresses with a bucket in memory.
+    pub clients: usize,
+    /// Requests refused by a token's limit since start.
+    pub refused_by_token: u64,
+    /// Requests refused by a client address's limit since start.
+    pub refused_by_client: u64,
+}
+
+/// The rate limits of one instance.
+pub struct RateLimiter {
+    clock: Arc<dyn Clock>,
+    trusted_proxies: Vec<AddressRange>,
+    tokens: Option<Mutex<Buckets<u64>>>,
+    clients: Option<Mutex<Buckets<IpAddr>>>,
+    /// Tokens are remembered by a keyed hash, so a long token costs no more memory than a
+    /// short one, and nobody can choose tokens that collide.
+    hasher: RandomState,
+    refused_by_token: AtomicU64,
+    refused_by_client: AtomicU64,
+}
+
+impl std::fmt::Debug for RateLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimiter")
+            .field("counts", &self.counts())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RateLimiter {
+    /// A limiter on the system clock.
+    pub fn new(settings: &RateLimitSettings) -> Self {
+        Self::with_clock(settings, Arc::new(SystemClock::default()))
+    }
+
+    /// A limiter reading the time from `clock`.
+    pub fn with_clock(settings: &RateLimitSettings, clock: Arc<dyn Clock>) -> Self {
+        let now = clock.now();
+        RateLimiter {
+            trusted_proxies: settings.trusted_proxies.clone(),
+            tokens: table(settings.per_token, settings.max_keys, now),
+            clients: table(settings.per_client, settings.max_keys, now),
+            clock,
+            hasher: RandomState::new(),
+            refused_by_token: AtomicU64::new(0),
+            refused_by_client: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether no limit is in force.
+    pub fn is_off(&self) -> bool {
+        self.tokens.is_none() && self.clients.is_none()
+    }
+
+    /// Charges a request from `client` with `token` (if any): the client's bucket first, so a
+    /// client refused there never makes a token bucket.
+    pub fn check(&self, token: Option<&str>, client: IpAddr) -> Verdict {
+        let now = self.clock.now();
+        let mut tightest: Option<Standing> = None;
+        if let Some(clients) = &self.clients {
+            let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
+            match clients.take(client_key(client), now) {
+                Ok(standing) => tightest = Some(standing),
+                Err((standing, retry_after)) => {
+                    self.refused_by_client.fetch_add(1, Ordering::Relaxed);
+                    return Verdict::Refused {
+                        by: Limited::Client,
+                        standing,
+                        retry_after,
+                    };
+                }
+            }
+        }
+        if let (Some(tokens), Some(token)) = (&self.tokens, token) {
+            let key = self.hasher.hash_one(token);
+            let mut tokens = tokens.lock().unwrap_or_else(|e| e.into_inner());
+            match tokens.take(key, now) {
+                Ok(standing) => tightest = Some(tighter(tightest, standing)),
+                Err((standing, retry_after)) => {
+                    self.refused_by_token.fetch_add(1, Ordering::Relaxed);
+                    return Verdict::Refused {
+                        by: Limited::Token,
+                        standing,
+                        retry_after,
+                    };
+                }
+            }
+        }
+        tightest.map_or(Verdict::Unlimited, Verdict::Allowed)
+    }
+
+    /// The client a request comes from: the connection's peer, or, when the peer is a trusted
+    /// proxy, the last address in `X-Forwarded-For` that is not one of the trusted proxies
+    /// (each proxy appends the address it was reached from, so only the right-hand end of the
+    /// list is vouched for).
+    pub fn client_address(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> IpAddr {
+        let peer = peer.map_or(IpAddr::from([0, 0, 0, 0]), |p| p.to_canonical());
+        let trusted = |ip: IpAddr| self.trusted_proxies.iter().any(|r| r.contains(ip));
+        if !trusted(peer) {
+            return peer;
+        }
+        let hops: Vec<&str> = headers
+            .get_all(HeaderName::from_static("x-forwarded-for"))
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .collect();
+        let mut client = peer;
+        for hop in hops.iter().rev() {
+            match hop.parse::<IpAddr>() {
+                Ok(ip) => {
+                    client = ip.to_canonical();
+                    if !trusted(client) {
+                        break;
+                    }
+                }
+                // What a trusted proxy did not write cannot be believed: stop at the last
+                // address it did.
+                Err(_) => break,
+            }
+        }
+        client
+    }
+
+    /// How many keys it holds and how many requests it refused.
+    pub fn counts(&self) -> LimiterCounts {
+        LimiterCounts {
+            tokens: tracked(&self.tokens),
+            clients: tracked(&self.clients),
+            refused_by_token: self.refused_by_token.load(Ordering::Relaxed),
+            refused_by_client: self.refused_by_client.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A table of buckets for `quota`, if there is one.
+fn table<K: Hash + Eq>(
+    quota: Option<Quota>,
+    max_keys: usize,
+    now: Duration,
+) -> Option<Mutex<Buckets<K>>> {
+    quota.map(|q| Mutex::new(Buckets::new(q, max_keys, now)))
+}
+
+/// How many keys a table holds.
+fn tracked<K: Hash + Eq>(table: &Option<Mutex<Buckets<K>>>) -> usize {
+    table
+        .as_ref()
+        .map_or(0, |t| t.lock().unwrap_or_else(|e| e.into_inner()).len())
+}
+
+/// The tighter of two standings: fewer requests left, or on a tie the smaller quota.
+fn tighter(this: Option<Standing>, other: Standing) -> Standing {
+    match this {
+        Some(this) if (this.remaining, this.limit) <= (other.remaining, other.limit) => this,
+        _ => other,
+    }
+}
+
+/// The key a client is counted under: IPv4 addresses alone, IPv6 addresses by their /64.
+fn client_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(masked(u128::from(v6), 128, 64))),
+        v4 => v4,
+    }
+}
+
+/// Whole seconds, rounded up: a client told to wait 0 seconds would try again at once.
+fn seconds_up(duration: Duration) -> u64 {
+    duration.as_secs() + u64::from(duration.subsec_nanos() > 0)
+}
+
+/// Writes `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` for `standing`.
+fn write_standing(standing: &Standing, headers: &mut HeaderMap) {
+    headers.insert(RATELIMIT_LIMIT, HeaderValue::from(standing.limit));
+    headers.insert(RATELIMIT_REMAINING, HeaderValue::from(standing.remaining));
+    headers.insert(
+        RATELIMIT_RESET,
+        HeaderValue::from(seconds_up(standing.reset)),
+    );
+}
+
+/// The bearer token of a request, as sent (not checked: that needs the database).
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// The answer to a request past a limit.
+fn refusal(by: Limited, standing: &Standing, retry_after: Duration) -> HttpResponse {
+    let whose = match by {
+        Limited::Token => "this seat token",
+        Limited::Client => "your address",
+    };
+    let wait = seconds_up(retry_after).max(1);
+    let detail = format!(
+        "{whose} has sent its {} requests for now; try again in {wait} s",
+        standing.limit
+    );
+    let mut response = HttpResponse::from_error(ApiError::new(Problem::RateLimited, detail));
+    let headers = response.headers_mut();
+    write_standing(standing, headers);
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(wait));
+    response
+}
+
+/// Charges each request to its token and client address, refusing what is past a limit and
+/// telling every limited answer how its bucket stands.
+pub async fn limit(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    let limiter = req.app_data::<web::Data<RateLimiter>>().cloned();
+    let Some(limiter) = limiter.filter(|l| !l.is_off() && !UNLIMITED_PATHS.contains(&req.path()))
+    else {
+        return Ok(next.call(req).await?.map_into_left_body());
+    };
+    let client = limiter.client_address(req.peer_addr().map(|a| a.ip()), req.headers());
+    let verdict = limiter.check(bearer(req.headers()), client);
+    match verdict {
+        Verdict::Unlimited => Ok(next.call(req).await?.map_into_left_body()),
+        Verdict::Allowed(standing) => {
+            let mut res = next.call(req).await?;
+            write_standing(&standing, res.headers_mut());
+            Ok(res.map_into_left_body())
+        }
+        Verdict::Refused {
+            by,
+            standing,
+            retry_after,
+        } => {
+            let response = refusal(by, &standing, retry_after);
+            Ok(req.into_response(response).map_into_right_body())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clock the test moves by hand.
+    #[derive(Default)]
+    struct FakeClock(Mutex<Duration>);
+
+    impl FakeClock {
+        fn advance(&self, by: Duration) {
+            *self.0.lock().unwrap() += by;
+        }
+    }
+
+    impl Clock for FakeClock {
+        fn now(&self) -> Duration {
+            *self.0.lock().unwrap()
+        }
+    }
+
+    fn limiter(per_token: u32, per_client: u32) -> (RateLimiter, Arc<FakeClock>) {
+        let clock = Arc::new(FakeClock::default());
+        let settings = RateLimitSettings {
+            per_token: Quota::per_minute(per_token),
+            per_client: Quota::per_minute(per_client),
+            ..RateLimitSettings::default()
+        };
+        (RateLimiter::with_clock(&settings, clock.clone()), clock)
+    }
+
+    fn ip(last: u8) -> IpAddr {
+        IpAddr::from([10, 0, 0, last])
+    }
+
+    fn allowed(verdict: Verdict) -> Standing {
+        match verdict {
+            Verdict::Allowed(standing) => standing,
+            other => panic!("expected allowed, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_full_bucket_allows_its_quota_at_once_then_refuses() {
+        let (limiter, _) = limiter(0, 3);
+        let remaining: Vec<u64> = (0..3)
+            .map(|_| allowed(limiter.check(None, ip(1))).remaining)
+            .collect();
+        assert_eq!(remaining, [2, 1, 0]);
+        let Verdict::Refused {
+            by,
+            standing,
+            retry_after,
+        } = limiter.check(None, ip(1))
+        else {
+            panic!("the fourth request was not refused");
+        };
+        assert_eq!(by, Limited::Client);
+        assert_eq!(standing.remaining, 0);
+        assert_eq!(standing.limit, 3);
+        // One request's share (60 s / 3) comes back 20 s after the first was taken.
+        assert_eq!(retry_after, Duration::from_secs(20));
+        assert_eq!(standing.reset, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn the_bucket_refills_one_request_per_interval() {
+        let (limiter, clock) = limiter(0, 3);
+        for _ in 0..3 {
+            allowed(limiter.check(None, ip(1)));
+        }
+        clock.advance(Duration::from_secs(19));
+        assert!(
+            matches!(limiter.check(None, ip(1)), Verdict::Refused { retry_after, .. } if retry_after == Duration::from_secs(1))
+        );
+        clock.advance(Duration::from_secs(1));
+        assert_eq!(allowed(limiter.check(None, ip(1))).remaining, 0);
+        clock.advance(Duration::from_secs(60));
+        let standing = allowed(limiter.check(None, ip(1)));
+        assert_eq!(standing.remaining, 2);
+        assert_eq!(standing.reset, Duration::from_secs(20));
+    }
+
+    #[test]
+    fn refused_requests_cost_nothing() {
+        let (limiter, clock) = limiter(0, 1);
+        allowed(limiter.check(None, ip(1)));
+        for _ in 0..100 {
+            assert!(matches!(
+                limiter.check(None, ip(1)),
+                Verdict::Refused { .. }
+            ));
+        }
+        clock.advance(Duration::from_secs(60));
+        allowed(limiter.check(None, ip(1)));
+    }
+
+    #[test]
+    fn a_token_past_its_limit_is_refused_while_other_tokens_and_clients_go_on() {
+        let (limiter, _) = limiter(2, 100);
+        allowed(limiter.check(Some("a"), ip(1)));
+        allowed(limiter.check(Some("a"), ip(1)));
+        assert!(matches!(
+            limiter.check(Some("a"), ip(2)),
+            Verdict::Refused {
+                by: Limited::Token,
+                ..
+            }
+        ));
+        allowed(limiter.check(Some("b"), ip(1)));
+        allowed(limiter.check(None, ip(1)));
+        assert_eq!(limiter.counts().refused_by_token, 1);
+    }
+
+    #[test]
+    fn the_answer_reports_the_tighter_bucket() {
+        let (limiter, _) = limiter(5, 100);
+        let standing = allowed(limiter.check(Some("a"), ip(1)));
+        assert_eq!((standing.limit, standing.remaining), (5, 4));
+        let standing = allowed(limiter.check(None, ip(1)));
+        assert_eq!((standing.limit, standing.remaining), (100, 98));
+    }
+
+    #[test]
+    fn a_client_refused_makes_no_token_bucket() {
+        let (limiter, _) = limiter(10, 1);
+        allowed(limiter.check(Some("t0"), ip(1)));
+        for i in 1..50 {
+            let token = format!("t{i}");
+            assert!(matches!(
+                limiter.check(Some(&token), ip(1)),
+                Verdict::Refused {
+                    by: Limited::Client,
+                    ..
+                }
+            ));
+        }
+        assert_eq!(limiter.counts().tokens, 1);
+    }
+
+    #[test]
+    fn no_quota_means_no_limit() {
+        let (limiter, _) = limiter(0, 0);
+        assert!(limiter.is_off());
+        for _ in 0..1000 {
+            assert_eq!(limiter.check(Some("a"), ip(1)), Verdict::Unlimited);
+        }
+        assert_eq!(Quota::per_minute(0), None);
+    }
+
+    #[test]
+    fn a_flood_of_made_up_tokens_keeps_the_table_bounded_and_the_flooder_limited() {
+        let clock = Arc::new(FakeClock::default());
+        let settings = RateLimitSettings {
+            per_token: Quota::per_minute(2),
+            per_client: None,
+            max_keys: 1_000,
+            ..RateLimitSettings::default()
+        };
+        let limiter = RateLimiter::with_clock(&settings, clock.clone());
+        allowed(limiter.check(Some("real"), ip(1)));
+        allowed(limiter.check(Some("real"), ip(1)));
+        for i in 0..50_000 {
+            let _ = limiter.check(Some(&format!("fake-{i}")), ip(2));
+            if i % 100 == 0 {
+                // A key in use stays remembered, so its bucket stays empty.
+                assert!(matches!(
+                    limiter.check(Some("real"), ip(1)),
+                    Verdict::Refused { .. }
+                ));
+            }
+            assert!(limiter.counts().tokens <= 1_000);
+        }
+    }
+
+    #[test]
+    fn an_idle_key_is_forgotten_once_its_bucket_would_be_full_anyway() {
+        let (limiter, clock) = limiter(0, 3);
+        for _ in 0..3 {
+            allowed(limiter.check(None, ip(1)));
+        }
+        clock.advance(Duration::from_secs(61));
+        allowed(limiter.check(None, ip(2)));
+        clock.advance(Duration::from_secs(61));
+        allowed(limiter.check(None, ip(3)));
+        assert_eq!(limiter.counts().clients, 2, "ip(1) is still remembered");
+        assert_eq!(allowed(limiter.check(None, ip(1))).remaining, 2);
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64_bit_network() {
+        let (limiter, _) = limiter(0, 2);
+        let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        let elsewhere: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        allowed(limiter.check(None, a));
+        allowed(limiter.check(None, b));
+        assert!(matches!(limiter.check(None, a), Verdict::Refused { .. }));
+        allowed(limiter.check(None, elsewhere));
+        let mapped: IpAddr = "::ffff:10.0.0.1".parse().unwrap();
+        assert_eq!(client_key(mapped), ip(1));
+    }
+
+    fn forwarded(values: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(
+                HeaderName::from_static("x-forwarded-for"),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        headers
+    }
+
+    #[test]
+    fn x_forwarded_for_is_believed_only_from_a_trusted_proxy() {
+        let settings = RateLimitSettings {
+            trusted_proxies: vec!["10.0.0.0/24".parse().unwrap()],
+            ..RateLimitSettings::default()
+        };
+        let limiter = RateLimiter::new(&settings);
+        let headers = forwarded(&["203.0.113.9, 198.51.100.7"]);
+        let proxy = Some(ip(5));
+        assert_eq!(
+            limiter.client_address(proxy, &headers),
+            "198.51.100.7".parse::<IpAddr>().unwrap()
+        );
+        let stranger: IpAddr = "192.0.2.1".parse().unwrap();
+        assert_eq!(limiter.client_address(Some(stranger), &headers), stranger);
+        // Proxies of our own on the way are skipped; the first address before them is the
+        // client's.
+        let headers = forwarded(&["203.0.113.9", "198.51.100.7, 10.0.0.3"]);
+        assert_eq!(
+            limiter.client_address(proxy, &headers),
+            "198.51.100.7".parse::<IpAddr>().unwrap()
+        );
+        // What cannot be read stops the walk at the last address a trusted proxy wrote.
+        let headers = forwarded(&["198.51.100.7, garbage, 10.0.0.3"]);
+        assert_eq!(limiter.client_address(proxy, &headers), ip(3));
+        assert_eq!(limiter.client_address(proxy, &HeaderMap::new()), ip(5));
+        let untrusting = RateLimiter::new(&RateLimitSettings::default());
+        assert_eq!(
+            untrusting.client_address(proxy, &forwarded(&["198.51.100.7"])),
+            ip(5)
+        );
+    }
+
+    #[test]
+    fn address_ranges_parse_and_match() {
+        let range: AddressRange = "10.1.0.0/16".parse().unwrap();
+        assert!(range.contains("10.1.200.3".parse().unwrap()));
+        assert!(!range.contains("10.2.0.1".parse().unwrap()));
+        assert!(range.contains("::ffff:10.1.0.1".parse().unwrap()));
+        let one: AddressRange = "192.0.2.1".parse().unwrap();
+        assert!(one.contains("192.0.2.1".parse().unwrap()));
+        assert!(!one.contains("192.0.2.2".parse().unwrap()));
+        let v6: AddressRange = "fd00::/8".parse().unwrap();
+        assert!(v6.contains("fd12::1".parse().unwrap()));
+        assert!(!v6.contains("10.1.0.1".parse().unwrap()));
+        let all: AddressRange = "0.0.0.0/0".parse().unwrap();
+        assert!(all.contains("8.8.8.8".parse().unwrap()));
+        for bad in ["10.0.0.0/33", "not-an-address", "10.0.0.0/", "::/129"] {
+            assert!(bad.parse::<AddressRange>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_bearer_token_is_read_as_sent_in_any_case_of_the_scheme() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bEaReR  abc "),
+        );
+        assert_eq!(bearer(&headers), Some("abc"));
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(bearer(&headers), None);
+    }
+
+    #[test]
+    fn waits_are_rounded_up_to_whole_seconds() {
+        assert_eq!(seconds_up(Duration::from_millis(1)), 1);
+        assert_eq!(seconds_up(Duration::from_secs(2)), 2);
+        assert_eq!(seconds_up(Duration::from_millis(2_001)), 3);
+        assert_eq!(seconds_up(Duration::ZERO), 0);
+    }
+}

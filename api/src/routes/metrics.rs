@@ -1,0 +1,31 @@
+//! `GET /metrics`: this instance's counts in the Prometheus text format (`http::metrics`).
+//!
+//! Operational, like `/healthz`: not part of the API document, never rate-limited. It shows
+//! counts only (no game ids, tokens or addresses).
+
+use actix_web::{get, web, HttpResponse};
+
+use crate::http::metrics::{Metrics, Snapshot, CONTENT_TYPE};
+use crate::http::rate_limit::RateLimiter;
+use crate::limits::StreamGate;
+use crate::service::Parlour;
+
+/// The counts, as they stand now.
+#[get("/metrics")]
+pub async fn metrics(
+    metrics: web::Data<Metrics>,
+    service: web::Data<Parlour>,
+    gate: web::Data<StreamGate>,
+    limiter: web::Data<RateLimiter>,
+) -> HttpResponse {
+    let counts = service.counts();
+    let page = metrics.render(&Snapshot {
+        moves_recorded: counts.moves_recorded,
+        games_cached: counts.games_cached,
+        games_active: counts.games_active,
+        store_errors: counts.store_errors,
+        streams_open: gate.open(),
+        limits: limiter.counts(),
+    });
+    HttpResponse::Ok().content_type(CONTENT_TYPE).body(page)
+}
