@@ -42,6 +42,14 @@ struct Cli {
     /// Event streams the server holds open in all (lowered to fit the open-file limit).
     #[arg(long, env = "PARLOUR_MAX_STREAMS", default_value_t = StreamLimits::DEFAULT_TOTAL)]
     max_streams: usize,
+    /// Refuse (428) every move that does not carry `If-Match` with the version it was decided
+    /// from.
+    #[arg(long, env = "PARLOUR_REQUIRE_PRECONDITIONS")]
+    require_preconditions: bool,
+    /// Seconds an `Idempotency-Key` is remembered after its move; after that the same key is a
+    /// new request.
+    #[arg(long, env = "PARLOUR_IDEMPOTENCY_KEY_LIFETIME", default_value = "86400", value_parser = seconds)]
+    idempotency_key_lifetime: Duration,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -80,6 +88,8 @@ impl Cli {
                 per_client: self.max_streams_per_client,
                 total: self.max_streams,
             },
+            require_preconditions: self.require_preconditions,
+            idempotency_key_lifetime: self.idempotency_key_lifetime,
             ..Settings::default()
         }
     }
