@@ -104,8 +104,18 @@ async fn every_answer_that_depends_on_the_token_varies_by_it_and_is_private(app:
     assert_eq!(res.status(), StatusCode::OK);
     assert_per_seat(&res, "the answer to a move");
     // Public documents that change as the game goes on may be cached, but must be checked.
-    let res = get(format!("/v1/games/{id}/audit"), None).await.unwrap();
-    assert_eq!(header(&res, "cache-control"), Some("no-cache"));
+    for path in [
+        format!("/v1/games/{id}/audit"),
+        "/v1/catalog".to_string(),
+        "/v1/catalog/girl".to_string(),
+        "/openapi.json".to_string(),
+        "/problems/not-found".to_string(),
+    ] {
+        let res = get(path.clone(), None).await.unwrap();
+        assert_eq!(header(&res, "cache-control"), Some("no-cache"), "{path}");
+    }
+    let res = get("/readyz".to_string(), None).await.unwrap();
+    assert_eq!(header(&res, "cache-control"), Some("no-store"));
     let created = app
         .request(
             reqwest::Method::POST,
