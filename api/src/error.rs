@@ -3,8 +3,10 @@
 //! Every problem has a stable `type` URI, `/problems/<code>`, served by this server with a
 //! description of the problem; `PROBLEMS` is the one table from codes to statuses.
 
+use actix_web::error::{JsonPayloadError, PayloadError};
+use actix_web::http::header::{self, HeaderName};
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, ResponseError};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use parlour_domain::table_events::TableRefusal;
 use parlour_domain::{Refused, SetupError};
 use serde_json::{json, Map, Value};
@@ -16,6 +18,14 @@ use crate::service::ServiceError;
 pub enum Problem {
     /// The request is not well formed (bad JSON, bad header, bad query).
     MalformedRequest,
+    /// A text field holds a control character, or is empty or too long.
+    InvalidText,
+    /// The body is larger than the server accepts.
+    PayloadTooLarge,
+    /// The body is not JSON (by its `Content-Type`).
+    UnsupportedMediaType,
+    /// The path exists but not with this method.
+    MethodNotAllowed,
     /// The body is well-formed JSON but not a move of this game.
     InvalidAction,
     /// The catalogue has no such game.
@@ -38,6 +48,10 @@ pub enum Problem {
     VersionMismatch,
     /// An `Idempotency-Key` reused for another move.
     IdempotencyKeyReused,
+    /// A request with the same `Idempotency-Key` is still being processed.
+    IdempotencyKeyInFlight,
+    /// The server requires `If-Match` on moves and the request has none.
+    PreconditionRequired,
     /// Lost a race with another move.
     Conflict,
     /// The game has no such document.
@@ -65,21 +79,27 @@ pub enum Problem {
 pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::MalformedRequest,     "malformed-request",      400, "The request is malformed"),
     (Problem::InvalidAction,        "invalid-action",         400, "The body is not a move of this game"),
+    (Problem::InvalidText,          "invalid-text",           400, "A text field holds what it may not"),
     (Problem::Unauthorized,         "unauthorized",           401, "A valid seat token is needed"),
     (Problem::WrongGame,            "wrong-game",             403, "The token belongs to another game"),
     (Problem::GameNotFound,         "game-not-found",         404, "No such game"),
     (Problem::NotFound,             "not-found",              404, "No such resource"),
     (Problem::NoSuchDocument,       "no-such-document",       404, "The game has no such document"),
+    (Problem::MethodNotAllowed,     "method-not-allowed",     405, "That method is not allowed here"),
     (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
     (Problem::Conflict,             "conflict",               409, "Another move was recorded at the same time"),
     (Problem::GameInProgress,       "game-in-progress",       409, "The game is still being played"),
     (Problem::LogFull,              "log-full",               409, "The game's log has reached its length limit"),
+    (Problem::IdempotencyKeyInFlight, "idempotency-key-in-flight", 409, "A request with this Idempotency-Key is still being processed"),
     (Problem::VersionMismatch,      "version-mismatch",       412, "The game has moved on"),
+    (Problem::PayloadTooLarge,      "payload-too-large",      413, "The body is too large"),
+    (Problem::UnsupportedMediaType, "unsupported-media-type", 415, "The body must be JSON"),
     (Problem::UnknownGame,          "unknown-game",           422, "Parlour does not offer that game"),
     (Problem::InvalidSetup,         "invalid-setup",          422, "The game cannot be set up like that"),
     (Problem::RuleViolation,        "rule-violation",         422, "The rules forbid that move"),
     (Problem::IdempotencyKeyReused, "idempotency-key-reused", 422, "Idempotency-Key reused for another move"),
     (Problem::InvalidSelection,     "invalid-selection",      422, "Those games cannot be counted together"),
+    (Problem::PreconditionRequired, "precondition-required",  428, "A move must say which version it was decided from"),
     (Problem::TooManyStreams,       "too-many-streams",       429, "Too many event streams are open"),
     (Problem::RateLimited,          "rate-limited",           429, "Too many requests"),
     (Problem::Internal,             "internal",               500, "Something went wrong on our side"),
@@ -91,6 +111,14 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
 pub const RETRY_AFTER_UNAVAILABLE: u64 = 2;
 /// Seconds a client is asked to wait before opening another stream after a 429 or 503.
 pub const RETRY_AFTER_STREAMS: u64 = 10;
+/// Seconds a client is asked to wait before retrying a request whose `Idempotency-Key` is
+/// still in flight: a move takes milliseconds, so the first answer is soon there to replay.
+pub const RETRY_AFTER_IN_FLIGHT: u64 = 1;
+/// The challenge sent with every 401 (RFC 6750 §3).
+pub const BEARER_CHALLENGE: &str = "Bearer realm=\"parlour\"";
+
+/// `Accept-Post` (RFC 9110 §15.5.16 points to it): the media types a POST accepts.
+const ACCEPT_POST: &str = "accept-post";
 
 /// Longest detail written to the log for a client error: a fuzzer's huge inputs must not
 /// become huge log lines.
@@ -115,6 +143,7 @@ impl Problem {
         match self {
             Problem::Unavailable => Some(RETRY_AFTER_UNAVAILABLE),
             Problem::TooManyStreams | Problem::AtCapacity => Some(RETRY_AFTER_STREAMS),
+            Problem::IdempotencyKeyInFlight => Some(RETRY_AFTER_IN_FLIGHT),
             _ => None,
         }
     }
@@ -152,6 +181,46 @@ pub fn description(problem: Problem) -> Option<&'static str> {
              the operator set another limit; the problem's `limit` says which); the move would \
              pass that, so it was refused and the game can go no further.",
         ),
+        Problem::InvalidText => Some(
+            "A text in the request is not allowed: a player's name must be 1 to 64 characters \
+             once trimmed of surrounding white space, the game id at most 64, and any other \
+             string in a body (options, actions) at most 256; none may hold a control \
+             character (U+0000 to U+001F, U+007F to U+009F). The problem's `field` names the \
+             text. Nothing was recorded.",
+        ),
+        Problem::PayloadTooLarge => Some(
+            "The body is larger than the server accepts (64 KiB; the problem's `limit` gives \
+             the number of bytes). Nothing was recorded.",
+        ),
+        Problem::UnsupportedMediaType => Some(
+            "Every body this API reads is JSON: send it with `Content-Type: application/json` \
+             (the answer's `Accept-Post` says so too). Nothing was recorded.",
+        ),
+        Problem::MethodNotAllowed => Some(
+            "The path exists, but not with this method; the answer's `Allow` header lists the \
+             methods it has.",
+        ),
+        Problem::IdempotencyKeyReused => Some(
+            "This seat already sent a different move with this `Idempotency-Key`. A key stands \
+             for one move: a retry must send the same body. Keys expire (24 hours after the \
+             move was recorded, unless the operator set another lifetime); after that the same \
+             key is a new request, judged again by the rules and the game's version.",
+        ),
+        Problem::IdempotencyKeyInFlight => Some(
+            "A request from this seat with the same `Idempotency-Key` is still being processed \
+             by this server. Wait `Retry-After` seconds and send it again: once the first has \
+             been answered, the retry gets its answer (marked `Idempotent-Replayed: true`).",
+        ),
+        Problem::PreconditionRequired => Some(
+            "This server is run with required preconditions (`--require-preconditions`): every \
+             move must carry `If-Match: \"<version>\"` with the version of the game it was \
+             decided from (the `ETag` of the view). Fetch the game and send the move again \
+             with it; a version that is no longer current answers 412 `version-mismatch`.",
+        ),
+        Problem::Unauthorized => Some(
+            "The request needs a seat token (`Authorization: Bearer <token>`), or the one it \
+             carries belongs to no seat. The answer carries `WWW-Authenticate: Bearer`.",
+        ),
         _ => None,
     }
 }
@@ -170,6 +239,8 @@ pub struct ApiError {
     problem: Problem,
     detail: String,
     extensions: Map<String, Value>,
+    /// Headers the problem calls for beyond the usual ones (`Allow`, `Accept-Post`).
+    headers: Vec<(HeaderName, String)>,
     /// What went wrong inside, for the log only (a client is not shown our insides).
     cause: Option<String>,
 }
@@ -181,8 +252,65 @@ impl ApiError {
             problem,
             detail: detail.into(),
             extensions: Map::new(),
+            headers: Vec::new(),
             cause: None,
         }
+    }
+
+    /// The body is larger than `limit` bytes.
+    pub fn payload_too_large(limit: usize) -> Self {
+        ApiError::new(
+            Problem::PayloadTooLarge,
+            format!("the body may be at most {limit} bytes"),
+        )
+        .with("limit", json!(limit))
+    }
+
+    /// The body was sent as `content_type` (or with none), not as JSON.
+    pub fn not_json(content_type: Option<&str>) -> Self {
+        let detail = match content_type {
+            Some(given) => format!(
+                "the body must be sent as `Content-Type: application/json`, not {:?}",
+                truncated(given, 100)
+            ),
+            None => "the body must be sent as `Content-Type: application/json`".to_string(),
+        };
+        ApiError::new(Problem::UnsupportedMediaType, detail)
+            .with_header(HeaderName::from_static(ACCEPT_POST), "application/json")
+    }
+
+    /// `method` is not one of `allowed` at this path.
+    pub fn method_not_allowed(method: &str, path: &str, allowed: &[String]) -> Self {
+        let allow = allowed.join(", ");
+        ApiError::new(
+            Problem::MethodNotAllowed,
+            format!(
+                "{} does not answer {method}; it answers {allow}",
+                truncated(path, 200)
+            ),
+        )
+        .with_header(header::ALLOW, &allow)
+    }
+
+    /// A problem for a JSON body actix could not read: too large (413), not JSON by its
+    /// content type (415), or not well-formed or not of the expected shape (400).
+    pub fn from_json_error(error: &JsonPayloadError, req: &HttpRequest, limit: usize) -> Self {
+        match error {
+            JsonPayloadError::Overflow { .. }
+            | JsonPayloadError::OverflowKnownLength { .. }
+            | JsonPayloadError::Payload(PayloadError::Overflow) => Self::payload_too_large(limit),
+            JsonPayloadError::ContentType => Self::not_json(
+                req.headers()
+                    .get(header::CONTENT_TYPE)
+                    .map(|value| value.to_str().unwrap_or("(not visible ASCII)")),
+            ),
+            other => ApiError::new(Problem::MalformedRequest, format!("bad JSON body: {other}")),
+        }
+    }
+
+    fn with_header(mut self, name: HeaderName, value: &str) -> Self {
+        self.headers.push((name, value.to_string()));
+        self
     }
 
     fn with(mut self, key: &str, value: Value) -> Self {
@@ -242,7 +370,13 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         response.content_type("application/problem+json");
         if let Some(seconds) = self.problem.retry_after() {
-            response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
+        if self.problem == Problem::Unauthorized {
+            response.insert_header((header::WWW_AUTHENTICATE, BEARER_CHALLENGE));
+        }
+        for (name, value) in &self.headers {
+            response.insert_header((name.clone(), value.as_str()));
         }
         response.json(Value::Object(body))
     }
@@ -275,6 +409,13 @@ impl From<ServiceError> for ApiError {
             ServiceError::Stale { current, .. } => ApiError::new(Problem::VersionMismatch, detail)
                 .with("current_version", json!(current)),
             ServiceError::KeyReused => ApiError::new(Problem::IdempotencyKeyReused, detail),
+            ServiceError::KeyInFlight => ApiError::new(Problem::IdempotencyKeyInFlight, detail),
+            ServiceError::PreconditionRequired => {
+                ApiError::new(Problem::PreconditionRequired, detail)
+            }
+            ServiceError::InvalidText { field, .. } => {
+                ApiError::new(Problem::InvalidText, detail).with("field", json!(field))
+            }
             ServiceError::Conflict => ApiError::new(Problem::Conflict, detail),
             ServiceError::Selection(_) => ApiError::new(Problem::InvalidSelection, detail),
             ServiceError::NoSuchDocument(_) => ApiError::new(Problem::NoSuchDocument, detail),
@@ -336,6 +477,10 @@ mod tests {
         let listed: Vec<Problem> = PROBLEMS.iter().map(|(p, ..)| *p).collect();
         for problem in [
             Problem::MalformedRequest,
+            Problem::InvalidText,
+            Problem::PayloadTooLarge,
+            Problem::UnsupportedMediaType,
+            Problem::MethodNotAllowed,
             Problem::InvalidAction,
             Problem::UnknownGame,
             Problem::InvalidSetup,
@@ -347,6 +492,8 @@ mod tests {
             Problem::RuleViolation,
             Problem::VersionMismatch,
             Problem::IdempotencyKeyReused,
+            Problem::IdempotencyKeyInFlight,
+            Problem::PreconditionRequired,
             Problem::Conflict,
             Problem::NoSuchDocument,
             Problem::GameInProgress,
@@ -368,6 +515,7 @@ mod tests {
             Problem::Unavailable,
             Problem::AtCapacity,
             Problem::TooManyStreams,
+            Problem::IdempotencyKeyInFlight,
         ] {
             let response = ApiError::new(problem, "later").error_response();
             assert!(
@@ -391,6 +539,25 @@ mod tests {
             .caused_by("pool timed out")
             .to_string();
         assert!(logged.contains("pool timed out"), "{logged}");
+    }
+
+    #[test]
+    fn a_401_challenges_for_a_bearer_token_and_a_405_lists_the_allowed_methods() {
+        let response = ApiError::new(Problem::Unauthorized, "who are you").error_response();
+        assert_eq!(
+            response.headers().get("www-authenticate").unwrap(),
+            BEARER_CHALLENGE
+        );
+        let response =
+            ApiError::method_not_allowed("PUT", "/v1/games", &["POST".into()]).error_response();
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(response.headers().get("allow").unwrap(), "POST");
+        let response = ApiError::not_json(Some("text/plain")).error_response();
+        assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert_eq!(
+            response.headers().get("accept-post").unwrap(),
+            "application/json"
+        );
     }
 
     #[test]

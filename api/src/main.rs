@@ -80,6 +80,14 @@ struct Cli {
     /// line). `RUST_LOG` sets the level.
     #[arg(long, env = "PARLOUR_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Refuse (428) every move that does not carry `If-Match` with the version it was decided
+    /// from.
+    #[arg(long, env = "PARLOUR_REQUIRE_PRECONDITIONS")]
+    require_preconditions: bool,
+    /// Seconds an `Idempotency-Key` is remembered after its move; after that the same key is a
+    /// new request.
+    #[arg(long, env = "PARLOUR_IDEMPOTENCY_KEY_LIFETIME", default_value = "86400", value_parser = seconds)]
+    idempotency_key_lifetime: Duration,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -132,6 +140,8 @@ impl Cli {
             },
             cors,
             rate_limits,
+            require_preconditions: self.require_preconditions,
+            idempotency_key_lifetime: self.idempotency_key_lifetime,
             ..Settings::default()
         })
     }

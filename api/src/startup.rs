@@ -18,7 +18,7 @@ use crate::http::trace;
 use crate::limits::{self, StreamGate, StreamLimits};
 use crate::receipts::{KeyError, Signer};
 use crate::routes;
-use crate::service::{AfterCommit, Parlour};
+use crate::service::{AfterCommit, Clock, Parlour};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
 use crate::workers::{LeaderJob, LeaderStatus, OutboxHandler, OutboxSettings, Workers};
@@ -43,6 +43,11 @@ pub struct Settings {
     pub cors: CorsSettings,
     /// Requests allowed per token and per client address (`http::rate_limit`).
     pub rate_limits: RateLimitSettings,
+    /// How long an `Idempotency-Key` is remembered after its move was recorded; after that
+    /// the same key is a new request (`service::DEFAULT_IDEMPOTENCY_KEY_LIFETIME`, 24 h).
+    pub idempotency_key_lifetime: std::time::Duration,
+    /// Whether every move must carry `If-Match` (else 428); off by default.
+    pub require_preconditions: bool,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -55,6 +60,9 @@ pub struct Hooks {
     pub outbox: Vec<Arc<dyn OutboxHandler>>,
     /// Work only the leading instance does.
     pub leader_jobs: Vec<Arc<dyn LeaderJob>>,
+    /// The clock the service tells the time by (the system's when `None`; tests move a
+    /// `ManualClock`).
+    pub clock: Option<Arc<dyn Clock>>,
 }
 
 impl Default for Settings {
@@ -67,6 +75,8 @@ impl Default for Settings {
             outbox: OutboxSettings::default(),
             cors: CorsSettings::default(),
             rate_limits: RateLimitSettings::default(),
+            idempotency_key_lifetime: crate::service::DEFAULT_IDEMPOTENCY_KEY_LIFETIME,
+            require_preconditions: false,
         }
     }
 }
@@ -165,7 +175,12 @@ impl Application {
             .port();
         let signer = web::Data::new(signer);
         let mut parlour = Parlour::new(store.clone(), signer.clone().into_inner())
-            .with_max_events(settings.max_events_per_game);
+            .with_max_events(settings.max_events_per_game)
+            .with_idempotency_lifetime(settings.idempotency_key_lifetime)
+            .with_required_preconditions(settings.require_preconditions);
+        if let Some(clock) = hooks.clock {
+            parlour = parlour.with_clock(clock);
+        }
         for policy in hooks.after_commit {
             parlour = parlour.with_after_commit(policy);
         }
@@ -213,9 +228,8 @@ impl Application {
                 .app_data(
                     web::JsonConfig::default()
                         .limit(MAX_BODY_BYTES)
-                        .error_handler(|e, _| {
-                            ApiError::new(Problem::MalformedRequest, format!("bad JSON body: {e}"))
-                                .into()
+                        .error_handler(|e, req| {
+                            ApiError::from_json_error(&e, req, MAX_BODY_BYTES).into()
                         }),
                 )
                 .app_data(web::QueryConfig::default().error_handler(|e, _| {
@@ -225,7 +239,7 @@ impl Application {
                     ApiError::new(Problem::NotFound, format!("bad path: {e}")).into()
                 }))
                 .configure(routes::configure)
-                .default_service(web::to(not_found))
+                .default_service(web::to(no_route))
         })
         .listen(listener)
         .map_err(|e| BuildError::Bind("listener".into(), e))?
@@ -259,10 +273,26 @@ impl Application {
     }
 }
 
-async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+/// What answers a request no route took: 405 with `Allow` when the path is one of ours with
+/// another method, else 404.
+async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    if let Some(pattern) = req.match_pattern() {
+        let allowed = routes::methods_at(&pattern);
+        if !allowed.iter().any(|m| m == req.method().as_str()) {
+            return Err(ApiError::method_not_allowed(
+                req.method().as_str(),
+                req.path(),
+                &allowed,
+            ));
+        }
+    }
     Err(ApiError::new(
         Problem::NotFound,
-        format!("there is nothing at {} {}", req.method(), req.path()),
+        format!(
+            "there is nothing at {} {}",
+            req.method(),
+            crate::error::truncated(req.path(), 200)
+        ),
     ))
 }
 

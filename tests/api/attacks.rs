@@ -352,12 +352,25 @@ async fn awkward_json_round_trips_and_junk_is_refused(app: TestApp) {
         .collect();
     let before = app.view(&id, Some(&tokens[0])).await;
     let version = before["version"].clone();
-    for junk in [
-        json!({"type": "turn_up", "x": 1.7976931348623157e308}),
-        json!({"type": "turn_up", "x": -0.0}),
-        json!({"type": "turn_up", "x": 12345678901234567890u64}),
-        json!({"type": "turn_up", "note": "\u{0000}"}),
-        json!({"type": "turn_up", "padding": "x".repeat(60_000)}),
+    for (junk, code) in [
+        (
+            json!({"type": "turn_up", "x": 1.7976931348623157e308}),
+            "invalid-action",
+        ),
+        (json!({"type": "turn_up", "x": -0.0}), "invalid-action"),
+        (
+            json!({"type": "turn_up", "x": 12345678901234567890u64}),
+            "invalid-action",
+        ),
+        // Text is checked before the game reads the body (`tests/api/strict_input.rs`).
+        (
+            json!({"type": "turn_up", "note": "\u{0000}"}),
+            "invalid-text",
+        ),
+        (
+            json!({"type": "turn_up", "padding": "x".repeat(60_000)}),
+            "invalid-text",
+        ),
     ] {
         let res = app
             .request(
@@ -367,7 +380,7 @@ async fn awkward_json_round_trips_and_junk_is_refused(app: TestApp) {
                 Some(&junk),
             )
             .await;
-        assert_problem(res, StatusCode::BAD_REQUEST, "invalid-action").await;
+        assert_problem(res, StatusCode::BAD_REQUEST, code).await;
         assert_eq!(app.view(&id, Some(&tokens[0])).await["version"], version);
     }
     for bad_name in ["nul\u{0000}byte", "line\nbreak", "  "] {

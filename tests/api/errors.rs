@@ -115,7 +115,7 @@ async fn bad_requests_are_400(app: TestApp) {
             Some(&json!({"game": "girl", "players": [{"name": ""}, {"name": "B"}]})),
         )
         .await;
-    assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
+    assert_problem(res, StatusCode::BAD_REQUEST, "invalid-text").await;
     let res = app
         .request(
             Method::POST,

@@ -246,6 +246,7 @@ async fn the_outbox_is_written_with_the_events_or_not_at_all(app: TestApp) {
         key: "k".into(),
         fingerprint: "f".into(),
         version: version + 1,
+        created_at: parlour::store::now(),
     };
     let lost = app
         .store

@@ -1,5 +1,6 @@
 //! The games on offer and their cards.
 
+use actix_web::http::header;
 use actix_web::{get, web, HttpResponse};
 
 use parlour_domain::catalog;
@@ -17,7 +18,10 @@ pub async fn list(service: web::Data<Parlour>) -> HttpResponse {
         .into_iter()
         .map(CatalogEntry::from)
         .collect();
-    HttpResponse::Ok().json(Catalog { games })
+    // The same until the server is upgraded: caches may keep it, but must ask again.
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .json(Catalog { games })
 }
 
 /// One game's entry and every card, each with a stable id, so a client can draw them.
@@ -35,10 +39,12 @@ pub async fn show(
     let (entry, cards) = service
         .catalog_entry(&game)
         .map_err(|e| ApiError::new(Problem::NotFound, e.to_string()))?;
-    Ok(HttpResponse::Ok().json(CatalogGame {
-        entry: entry.into(),
-        cards,
-    }))
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .json(CatalogGame {
+            entry: entry.into(),
+            cards,
+        }))
 }
 
 /// JSON Schemas (draft 2020-12) of one game's options, actions, legal actions, views, result
@@ -58,5 +64,7 @@ pub async fn game_schemas(game: web::Path<String>) -> Result<HttpResponse, ApiEr
             format!("Parlour does not offer a game called {:?}", game.as_str()),
         )
     })?;
-    Ok(HttpResponse::Ok().json(GameSchemas::new(engine.describe().id, engine.schemas())))
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .json(GameSchemas::new(engine.describe().id, engine.schemas())))
 }

@@ -1,10 +1,10 @@
 //! The OpenAPI document, the interactive docs page and the problem-type pages.
 
-use actix_web::http::header::ContentType;
+use actix_web::http::header::{self, ContentType};
 use actix_web::{get, web, HttpResponse};
 use serde_json::json;
 
-use crate::error::PROBLEMS;
+use crate::error::{ApiError, Problem, PROBLEMS};
 use crate::openapi::spec;
 
 const SWAGGER_JS: &str = include_str!("../../static/swagger-ui/swagger-ui-bundle.js");
@@ -38,7 +38,9 @@ pub async fn root() -> HttpResponse {
 /// The OpenAPI 3.1 document of this server.
 #[get("/openapi.json")]
 pub async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok().json(spec())
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .json(spec())
 }
 
 /// Interactive API documentation (Swagger UI, served from this binary: no network needed).
@@ -54,6 +56,7 @@ pub async fn docs_page(tail: web::Path<String>) -> HttpResponse {
             .insert_header(("Cache-Control", "public, max-age=86400"))
             .body(SWAGGER_CSS),
         _ => HttpResponse::Ok()
+            .insert_header((header::CACHE_CONTROL, "no-cache"))
             .content_type(ContentType::html())
             .body(DOCS_PAGE),
     }
@@ -61,7 +64,7 @@ pub async fn docs_page(tail: web::Path<String>) -> HttpResponse {
 
 /// What a problem `type` means: every problem+json answer links here.
 #[get("/problems/{code}")]
-pub async fn problem(code: web::Path<String>) -> HttpResponse {
+pub async fn problem(code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     match PROBLEMS.iter().find(|(_, c, ..)| *c == code.as_str()) {
         Some((problem, code, status, title)) => {
             let mut body = json!({
@@ -72,15 +75,16 @@ pub async fn problem(code: web::Path<String>) -> HttpResponse {
             if let Some(text) = crate::error::description(*problem) {
                 body["description"] = json!(text);
             }
-            HttpResponse::Ok().json(body)
+            Ok(HttpResponse::Ok()
+                .insert_header((header::CACHE_CONTROL, "no-cache"))
+                .json(body))
         }
-        None => HttpResponse::NotFound()
-            .content_type("application/problem+json")
-            .json(json!({
-                "type": "/problems/not-found",
-                "title": "No such resource",
-                "status": 404,
-                "detail": format!("there is no problem type {:?}", code.as_str()),
-            })),
+        None => Err(ApiError::new(
+            Problem::NotFound,
+            format!(
+                "there is no problem type {:?}",
+                crate::error::truncated(code.as_str(), 100)
+            ),
+        )),
     }
 }

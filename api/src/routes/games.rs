@@ -39,8 +39,25 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
     })
 }
 
+/// What every answer whose body depends on the bearer token carries: a shared cache must not
+/// give one seat's view to another (`Vary`, `private`), and a private one must ask again each
+/// time (`no-cache`; the `ETag` makes that a cheap 304).
+fn per_seat(response: &mut actix_web::HttpResponseBuilder) -> &mut actix_web::HttpResponseBuilder {
+    response
+        .insert_header((header::VARY, "Authorization"))
+        .insert_header((header::CACHE_CONTROL, "private, no-cache"))
+}
+
+/// Public answers that change as the game is played: anyone may cache them, but must ask
+/// again before using a copy.
+fn public_but_changing(
+    response: &mut actix_web::HttpResponseBuilder,
+) -> &mut actix_web::HttpResponseBuilder {
+    response.insert_header((header::CACHE_CONTROL, "no-cache"))
+}
+
 fn view_response(view: GameView) -> HttpResponse {
-    HttpResponse::Ok()
+    per_seat(&mut HttpResponse::Ok())
         .insert_header(etag(view.version))
         .json(view)
 }
@@ -59,7 +76,9 @@ pub async fn create(
     body: web::Json<NewGame>,
 ) -> Result<HttpResponse, ApiError> {
     let created = service.create_game(body.into_inner()).await?;
+    // The answer holds every seat's token: for the creator only, never for a cache.
     Ok(HttpResponse::Created()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((header::LOCATION, format!("/v1/games/{}", created.id)))
         .insert_header(etag(created.version))
         .json(created))
@@ -69,9 +88,26 @@ pub async fn create(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct WaitQuery {
-    /// With `If-None-Match: "<version>"`: wait up to this many seconds (at most 60) for the
-    /// game to move past that version before answering (long-poll). Answers 304 if it did not.
+    /// With `If-None-Match: "<version>"`: wait up to this many seconds for the game to move
+    /// past that version before answering (long-poll); the longest wait is 60 seconds, and a
+    /// larger number counts as 60. Answers 304 if it did not.
+    #[serde(default, deserialize_with = "whole_seconds")]
+    #[param(value_type = Option<u64>, minimum = 0)]
     pub wait: Option<u64>,
+}
+
+/// A whole number of seconds of any size (a number too large for 64 bits is simply very long,
+/// and is cut to the longest wait like any other); anything else is refused.
+fn whole_seconds<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(serde::de::Error::custom(
+            "wait must be a whole number of seconds, like 60",
+        ));
+    }
+    Ok(Some(text.parse::<u64>().unwrap_or(u64::MAX)))
 }
 
 /// The game as the caller's seat sees it (no token: a spectator's view).
@@ -106,7 +142,7 @@ pub async fn show(
             let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
             match service.view_when_changed(id, caller, known, wait).await? {
                 Some(view) if view.version != known => Ok(view_response(view)),
-                _ => Ok(HttpResponse::NotModified()
+                _ => Ok(per_seat(&mut HttpResponse::NotModified())
                     .insert_header(etag(known))
                     .finish()),
             }
@@ -162,7 +198,7 @@ pub async fn act(
         },
     };
     let caller = service.authenticate(id, bearer.0.as_deref()).await?;
-    let view = service
+    let acted = service
         .act(
             id,
             caller,
@@ -173,7 +209,14 @@ pub async fn act(
             },
         )
         .await?;
-    Ok(view_response(view))
+    let mut response = view_response(acted.view);
+    if acted.replayed {
+        response.headers_mut().insert(
+            header::HeaderName::from_static("idempotent-replayed"),
+            header::HeaderValue::from_static("true"),
+        );
+    }
+    Ok(response)
 }
 
 /// Paging through the log.
@@ -181,8 +224,10 @@ pub async fn act(
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     /// Only events after this sequence number (default 0, at most 2^63 − 1).
+    #[param(minimum = 0, maximum = 9_223_372_036_854_775_807_u64)]
     pub after: Option<u64>,
-    /// At most this many (default 100, at most 1000).
+    /// At most this many (default 100; 1 to 1000).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u64>,
 }
 
@@ -222,14 +267,24 @@ pub async fn events(
     }
     let caller = service.authenticate(id, bearer.0.as_deref()).await?;
     let page = service.events(id, caller, after, limit).await?;
-    Ok(HttpResponse::Ok().json(page))
+    let mut response = HttpResponse::Ok();
+    per_seat(&mut response);
+    if let Some(next) = page.next_after {
+        response.insert_header((
+            header::LINK,
+            format!("</v1/games/{id}/events?after={next}&limit={limit}>; rel=\"next\""),
+        ));
+    }
+    Ok(response.json(page))
 }
 
 /// Which point of the game.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct StateQuery {
-    /// The sequence number of the event after which to show the game (0: before the deal).
+    /// The sequence number of the event after which to show the game (0: before the deal; at
+    /// most the game's version).
+    #[param(minimum = 0, maximum = 9_223_372_036_854_775_807_u64)]
     pub at: u64,
 }
 
@@ -270,7 +325,8 @@ pub async fn audit(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
-    Ok(HttpResponse::Ok().json(service.audit(id).await?))
+    let report = service.audit(id).await?;
+    Ok(public_but_changing(&mut HttpResponse::Ok()).json(report))
 }
 
 /// A finished game as one file (creation record, every event whole, the revealed seed and
@@ -289,7 +345,8 @@ pub async fn file(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
     let file = service.game_file(id).await?;
-    Ok(HttpResponse::Ok()
+    // A finished game's file does not change, but the receipts' keys may be replaced.
+    Ok(public_but_changing(&mut HttpResponse::Ok())
         .insert_header((
             header::CONTENT_DISPOSITION,
             format!("attachment; filename=\"parlour-{id}.json\""),
@@ -320,12 +377,14 @@ pub async fn scorecard(
         .is_some_and(|accept| {
             accept.contains("text/plain") && !accept.contains("application/json")
         });
+    let mut response = HttpResponse::Ok();
+    public_but_changing(&mut response).insert_header((header::VARY, "Accept"));
     if wants_text {
-        return Ok(HttpResponse::Ok()
+        return Ok(response
             .content_type(ContentType::plaintext())
             .body(sheet.text));
     }
-    Ok(HttpResponse::Ok().json(ScorecardBody {
+    Ok(response.json(ScorecardBody {
         scorecard: sheet.json,
         text: sheet.text,
     }))
@@ -345,7 +404,8 @@ pub async fn export(
 ) -> Result<HttpResponse, ApiError> {
     let (id, format) = path.into_inner();
     let id = game_id(&id)?;
-    Ok(HttpResponse::Ok().json(service.export(id, &format).await?))
+    let export = service.export(id, &format).await?;
+    Ok(public_but_changing(&mut HttpResponse::Ok()).json(export))
 }
 
 /// How often a quiet stream sends a keep-alive comment.
@@ -399,8 +459,7 @@ pub async fn stream(
         };
         Ok::<_, actix_web::Error>(web::Bytes::from(text))
     });
-    Ok(HttpResponse::Ok()
+    Ok(per_seat(&mut HttpResponse::Ok())
         .content_type("text/event-stream")
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
         .streaming(messages))
 }

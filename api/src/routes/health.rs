@@ -1,5 +1,6 @@
 //! Liveness and readiness.
 
+use actix_web::http::header;
 use actix_web::{get, web, HttpResponse};
 use serde_json::json;
 
@@ -11,7 +12,9 @@ use crate::workers::LeaderStatus;
 #[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, description = "The process is up")))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(json!({"status": "ok"}))
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(json!({"status": "ok"}))
 }
 
 /// The database answers. The body also says whether this instance is the one leading the
@@ -30,5 +33,8 @@ pub async fn readyz(
         ApiError::new(Problem::Unavailable, "the database is not answering")
             .caused_by(e.to_string())
     })?;
-    Ok(HttpResponse::Ok().json(json!({"status": "ready", "leader": leadership.is_leader()})))
+    // A health check must reach this instance every time, never a cache.
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(json!({"status": "ready", "leader": leadership.is_leader()})))
 }

@@ -11,7 +11,9 @@ pub mod statistics;
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpRequest};
+use std::collections::HashMap;
 use std::future::{ready, Ready};
+use std::sync::OnceLock;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
@@ -54,6 +56,38 @@ fn bearer_token(value: &str) -> Option<&str> {
 pub fn game_id(raw: &str) -> Result<Uuid, ApiError> {
     Uuid::parse_str(raw)
         .map_err(|_| ApiError::new(Problem::GameNotFound, format!("there is no game {raw:?}")))
+}
+
+/// The methods a route pattern (as actix matched it, `/v1/games/{id}`) answers, for `Allow`:
+/// as the API document says, and `GET` for the few pages outside it (the docs page, the
+/// problem pages, the document itself).
+pub fn methods_at(pattern: &str) -> Vec<String> {
+    static METHODS: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
+    let table = METHODS.get_or_init(|| {
+        crate::openapi::spec()
+            .paths
+            .paths
+            .into_iter()
+            .map(|(path, item)| {
+                let methods = [
+                    ("GET", item.get.is_some()),
+                    ("POST", item.post.is_some()),
+                    ("PUT", item.put.is_some()),
+                    ("PATCH", item.patch.is_some()),
+                    ("DELETE", item.delete.is_some()),
+                ]
+                .into_iter()
+                .filter(|(_, present)| *present)
+                .map(|(method, _)| method.to_string())
+                .collect();
+                (path, methods)
+            })
+            .collect()
+    });
+    table
+        .get(pattern)
+        .cloned()
+        .unwrap_or_else(|| vec!["GET".to_string()])
 }
 
 /// Registers every route.

@@ -56,5 +56,8 @@ pub async fn statistics(
             ServiceError::UnknownGame(_) => ApiError::new(Problem::NotFound, error.to_string()),
             other => other.into(),
         })?;
-    Ok(HttpResponse::Ok().json(statistics))
+    // The games counted are finished, but the same query may later name more.
+    Ok(HttpResponse::Ok()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-cache"))
+        .json(statistics))
 }

@@ -3,12 +3,25 @@
 use super::*;
 
 impl Parlour {
-    /// Makes a move for `caller`'s seat and answers with their new view.
-    pub async fn act(&self, id: Uuid, caller: Caller, request: Move) -> Result<GameView> {
+    /// Makes a move for `caller`'s seat and answers with their new view, or with the first
+    /// answer to the same move sent before with the same `Idempotency-Key`.
+    pub async fn act(&self, id: Uuid, caller: Caller, request: Move) -> Result<Acted> {
         let Caller::Seat(seat) = caller else {
             return Err(ServiceError::Unauthorized(
                 "a move needs the seat's bearer token",
             ));
+        };
+        if self.require_preconditions && request.if_match.is_none() {
+            return Err(ServiceError::PreconditionRequired);
+        }
+        // Before the game sees the body: whatever text is in it, a refusal is the same on both
+        // backends and names the field.
+        text::check_strings("", &request.action)?;
+        // Held until this request is answered: a second request with the same key meanwhile is
+        // told so at once, instead of queueing behind the first for the game's lock.
+        let _claim = match &request.idempotency_key {
+            Some(key) => Some(self.claim_key(id, seat, key)?),
+            None => None,
         };
         let fingerprint = hex::encode(Sha256::digest(
             chain::canonical_json(&request.action).as_bytes(),
@@ -23,13 +36,24 @@ impl Parlour {
             let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
             if let Some(key) = &request.idempotency_key {
                 if let Some(first) = self.store.idempotent_move(id, seat, key).await? {
-                    if first.fingerprint != fingerprint {
-                        return Err(ServiceError::KeyReused);
+                    let cutoff = self.idempotency_cutoff();
+                    if first.created_at > cutoff {
+                        if first.fingerprint != fingerprint {
+                            return Err(ServiceError::KeyReused);
+                        }
+                        drop(guard);
+                        let mut view = self.state_at(id, caller, first.version).await?;
+                        view.receipt = self.receipt_at(id, first.version).await?;
+                        return Ok(Acted {
+                            view,
+                            replayed: true,
+                        });
                     }
-                    drop(guard);
-                    let mut view = self.state_at(id, caller, first.version).await?;
-                    view.receipt = self.receipt_at(id, first.version).await?;
-                    return Ok(view);
+                    // Expired: the key is forgotten and the move judged afresh, like any other
+                    // (an old move sent again is then refused by the rules or the version).
+                    self.store
+                        .forget_idempotent_move(id, seat, key, cutoff)
+                        .await?;
                 }
             }
             if let Some(expected) = request.if_match {
@@ -79,6 +103,7 @@ impl Parlour {
                 key: key.clone(),
                 fingerprint: fingerprint.clone(),
                 version,
+                created_at: self.clock.now(),
             });
             match self.append_batch(loaded, &events, key.as_ref()).await {
                 Ok(Appended::Recorded) => {
@@ -88,7 +113,10 @@ impl Parlour {
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
                     let mut view = game_view(loaded, &loaded.sitting, version, caller);
                     view.receipt = Some(self.signer.sign(id, version, &loaded.head_hash));
-                    return Ok(view);
+                    return Ok(Acted {
+                        view,
+                        replayed: false,
+                    });
                 }
                 Ok(Appended::LostRace) => {
                     // Someone else wrote first: the log is the truth, so catch up with it.
@@ -108,6 +136,29 @@ impl Parlour {
         Err(ServiceError::Conflict)
     }
 
+    /// The time before which a recorded idempotency key has expired.
+    fn idempotency_cutoff(&self) -> chrono::DateTime<chrono::Utc> {
+        let lifetime =
+            chrono::Duration::from_std(self.idempotency_lifetime).unwrap_or(chrono::Duration::MAX);
+        self.clock
+            .now()
+            .checked_sub_signed(lifetime)
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+    }
+
+    /// Marks (game, seat, key) as being processed, or refuses if it already is.
+    fn claim_key(&self, id: Uuid, seat: u8, key: &str) -> Result<KeyClaim> {
+        let entry = (id, seat, key.to_string());
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        if !in_flight.insert(entry.clone()) {
+            return Err(ServiceError::KeyInFlight);
+        }
+        Ok(KeyClaim {
+            in_flight: self.in_flight.clone(),
+            entry,
+        })
+    }
+
     /// The receipt for the log as it stood at `version`, re-signed from the stored hash (an
     /// Ed25519 signature is deterministic, so it is the receipt first given).
     pub(super) async fn receipt_at(&self, id: Uuid, version: u64) -> Result<Option<Receipt>> {
@@ -118,5 +169,21 @@ impl Parlour {
         Ok(event
             .first()
             .map(|event| self.signer.sign(id, event.seq, &event.hash)))
+    }
+}
+
+/// A keyed move being processed; dropping it (when the request is answered, or abandoned
+/// because its client went away) lets the key be used again.
+struct KeyClaim {
+    in_flight: Arc<Mutex<HashSet<(Uuid, u8, String)>>>,
+    entry: (Uuid, u8, String),
+}
+
+impl Drop for KeyClaim {
+    fn drop(&mut self) {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.entry);
     }
 }

@@ -5,18 +5,22 @@ use super::*;
 impl Parlour {
     /// Creates a game: checks the table, deals, stores it, and hands out one token per seat.
     pub async fn create_game(&self, request: NewGame) -> Result<CreatedGame> {
-        let engine = engine_for(&request.game)?;
-        let players: Vec<Player> = request
+        // Text first, the same on both backends: a NUL would pass SQLite and fail Postgres,
+        // and whatever is accepted here is shown to the table and kept for ever.
+        text::check_text("game", &request.game, text::MAX_GAME_ID_CHARS)?;
+        let players = request
             .players
             .iter()
-            .map(|p| Player {
-                name: p.name.trim().to_string(),
+            .enumerate()
+            .map(|(i, p)| {
+                Ok(Player {
+                    name: text::player_name(&format!("players[{i}].name"), &p.name)?,
+                })
             })
-            .collect();
-        for player in &players {
-            check_name(&player.name)?;
-        }
+            .collect::<Result<Vec<Player>>>()?;
         let options = request.options.unwrap_or_else(|| Value::Object(Map::new()));
+        text::check_strings("options", &options)?;
+        let engine = engine_for(&request.game)?;
         if !options.is_object() {
             return Err(ServiceError::Setup(SetupError::Options(
                 "options must be a JSON object".into(),

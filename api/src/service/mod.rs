@@ -5,7 +5,7 @@
 //! apply it, answer. The log stays the truth: a cached table is dropped and rebuilt whenever
 //! an append finds that someone else wrote first.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -68,6 +68,26 @@ pub enum ServiceError {
     /// An `Idempotency-Key` was reused for a different move.
     #[error("this Idempotency-Key was already used for a different move")]
     KeyReused,
+    /// A request with the same seat and `Idempotency-Key` is still being processed.
+    #[error(
+        "a move with this Idempotency-Key is still being processed; send it again shortly to \
+         get its answer"
+    )]
+    KeyInFlight,
+    /// The server requires `If-Match` on moves, and the move has none.
+    #[error(
+        "this server requires every move to carry If-Match with the version it was decided \
+         from, e.g. If-Match: \"12\" (the ETag of the view)"
+    )]
+    PreconditionRequired,
+    /// A text in the request is not allowed (see `text`).
+    #[error("`{field}` {reason}")]
+    InvalidText {
+        /// Which text: `players[0].name`, `options.home.name`, `cards[1]`.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Another move kept winning the race.
     #[error("another move was recorded at the same time; fetch the game and try again")]
     Conflict,
@@ -122,10 +142,14 @@ mod access;
 mod act;
 mod audit;
 mod cache;
+mod clock;
 mod create;
 mod documents;
 mod read;
 mod table;
+pub mod text;
+
+pub use clock::{Clock, ManualClock, SystemClock};
 
 pub use cache::InstanceCounts;
 use cache::{open_sitting, Freshness, Loaded, Slot};
@@ -144,6 +168,9 @@ pub const RULES_VERSION: u32 = 1;
 pub const CURRENT_EVENT_VERSION: u16 = 1;
 /// Longest long-poll.
 pub const MAX_WAIT_SECONDS: u64 = 60;
+/// How long an `Idempotency-Key` is remembered after its move was recorded, unless the
+/// operator sets another lifetime: long past any client's retries of one move.
+pub const DEFAULT_IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The service behind every handler.
 pub struct Parlour {
@@ -160,6 +187,14 @@ pub struct Parlour {
     commits: Arc<CommitSignal>,
     /// Moves recorded by this instance since it started (`/metrics`).
     moves_recorded: std::sync::atomic::AtomicU64,
+    /// What time it is (for idempotency keys' expiry).
+    clock: Arc<dyn Clock>,
+    /// How long an idempotency key is remembered.
+    idempotency_lifetime: Duration,
+    /// Whether every move must carry `If-Match`.
+    require_preconditions: bool,
+    /// The (game, seat, idempotency key) of every keyed move being processed now.
+    in_flight: Arc<Mutex<HashSet<(Uuid, u8, String)>>>,
 }
 
 /// How an append went, when it did not fail outright.
@@ -203,6 +238,16 @@ pub enum Update {
     View(Box<GameView>),
     /// Nothing happened for a while; the connection is still alive.
     KeepAlive,
+}
+
+/// The answer to a move.
+#[derive(Debug)]
+pub struct Acted {
+    /// The seat's view after the move, with its receipt.
+    pub view: GameView,
+    /// Whether this is the stored answer to an earlier request with the same
+    /// `Idempotency-Key` (nothing was recorded this time).
+    pub replayed: bool,
 }
 
 /// A move as received.
@@ -269,17 +314,6 @@ fn chain_events(
     Ok(events)
 }
 
-/// Player names are shown to everyone and kept in the log for ever: printable text only.
-fn check_name(name: &str) -> Result<()> {
-    let length = name.chars().count();
-    if name.is_empty() || length > 64 || name.chars().any(char::is_control) {
-        return Err(ServiceError::BadRequest(format!(
-            "a player's name must be 1 to 64 printable characters, not {name:?}"
-        )));
-    }
-    Ok(())
-}
-
 /// Reads a stored entry as the game or the table knows it, upcasting an older shape first.
 /// Every entry has shape version 1 so far; an entry of a version this server does not know
 /// (written by a newer one) is refused rather than misread.
@@ -313,7 +347,29 @@ impl Parlour {
             after_commit: Vec::new(),
             commits: Arc::new(CommitSignal::default()),
             moves_recorded: std::sync::atomic::AtomicU64::new(0),
+            clock: Arc::new(SystemClock),
+            idempotency_lifetime: DEFAULT_IDEMPOTENCY_KEY_LIFETIME,
+            require_preconditions: false,
+            in_flight: Arc::new(Mutex::new(HashSet::new())),
         }
+    }
+
+    /// The same service telling the time by `clock`.
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The same service remembering idempotency keys for `lifetime` after their move.
+    pub fn with_idempotency_lifetime(mut self, lifetime: Duration) -> Self {
+        self.idempotency_lifetime = lifetime;
+        self
+    }
+
+    /// The same service refusing (428) every move that has no `If-Match`, when `required`.
+    pub fn with_required_preconditions(mut self, required: bool) -> Self {
+        self.require_preconditions = required;
+        self
     }
 
     /// The signal this service gives after each of its commits (the bus waits on it).

@@ -239,6 +239,22 @@ impl<S: EventStore> LogStore for Deadline<S> {
         self.run(false, self.inner.idempotent_move(id, seat, key))
             .await
     }
+
+    async fn forget_idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+        expired_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        // Forgetting an expired key twice is harmless, so a timed-out delete is simply retried
+        // by the next request: not a write whose outcome matters.
+        self.run(
+            false,
+            self.inner.forget_idempotent_move(id, seat, key, expired_at),
+        )
+        .await
+    }
 }
 
 #[async_trait]

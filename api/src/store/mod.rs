@@ -141,6 +141,8 @@ pub struct IdempotentMove {
     pub fingerprint: String,
     /// The game's version after the move.
     pub version: u64,
+    /// When the move was recorded, by the service's clock: the key expires a set time after.
+    pub created_at: DateTime<Utc>,
 }
 
 /// What can go wrong in the store.
@@ -237,6 +239,17 @@ pub trait LogStore: Send + Sync {
         seat: u8,
         key: &str,
     ) -> Result<Option<IdempotentMove>, StoreError>;
+
+    /// Forgets this seat's idempotency key if it was recorded at or before `expired_at`, so it
+    /// can be recorded again with another move. Keys are not part of the hash chain: the log
+    /// is untouched.
+    async fn forget_idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+        expired_at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 }
 
 /// Every committed event of every game, in one order, for followers (the post-commit bus).

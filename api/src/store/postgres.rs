@@ -156,13 +156,14 @@ fn append_sql(key: bool, outbox: bool) -> String {
         parts.push(format!("head AS ({last})"));
         last = format!(
             "INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) \
-             VALUES ($1, ${}, ${}, ${}, ${}, now())",
+             VALUES ($1, ${}, ${}, ${}, ${}, ${})",
             next,
             next + 1,
             next + 2,
-            next + 3
+            next + 3,
+            next + 4
         );
-        next += 4;
+        next += 5;
     }
     if outbox {
         parts.push(format!("keyed AS ({last})"));
@@ -285,7 +286,8 @@ impl LogStore for PostgresStore {
                 .bind(i16::from(key.seat))
                 .bind(&key.key)
                 .bind(&key.fingerprint)
-                .bind(wide(key.version, "version")?);
+                .bind(wide(key.version, "version")?)
+                .bind(key.created_at);
         }
         if !outbox.is_empty() {
             query = query
@@ -322,6 +324,23 @@ impl LogStore for PostgresStore {
         row.as_ref()
             .map(|row| rows::idempotent_from_row(row, seat, key))
             .transpose()
+    }
+
+    async fn forget_idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+        expired_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(rows::FORGET_IDEMPOTENCY_KEY)
+            .bind(id)
+            .bind(i16::from(seat))
+            .bind(key)
+            .bind(expired_at)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 }
 

@@ -37,7 +37,11 @@ pub const SEAT_FOR_TOKEN: &str = "SELECT game_id, seat FROM seats WHERE token_ha
 
 /// The first answer to seat `$2`'s idempotency key `$3` in game `$1`.
 pub const IDEMPOTENT_MOVE: &str =
-    "SELECT fingerprint, version FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3";
+    "SELECT fingerprint, version, created_at FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3";
+
+/// Forgets seat `$2`'s idempotency key `$3` in game `$1` if it was recorded at or before `$4`.
+pub const FORGET_IDEMPOTENCY_KEY: &str =
+    "DELETE FROM idempotency_keys WHERE game_id = $1 AND seat = $2 AND key = $3 AND created_at <= $4";
 
 /// Records a move's idempotency key: `$1` game, `$2` seat, `$3` key, `$4` fingerprint, `$5`
 /// version, `$6` time.
@@ -209,6 +213,7 @@ pub fn idempotent_from_row(
         key: key.to_string(),
         fingerprint: text(row, "fingerprint")?,
         version: number(row, "version")?,
+        created_at: row.time("created_at")?,
     })
 }
 

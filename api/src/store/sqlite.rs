@@ -225,7 +225,7 @@ impl LogStore for SqliteStore {
                 .bind(&key.key)
                 .bind(&key.fingerprint)
                 .bind(wide(key.version, "version")?)
-                .bind(&now)
+                .bind(time_text(&key.created_at))
                 .execute(&mut *tx)
                 .await
                 .map_err(conflict_or)?;
@@ -270,6 +270,24 @@ impl LogStore for SqliteStore {
         row.as_ref()
             .map(|row| rows::idempotent_from_row(row, seat, key))
             .transpose()
+    }
+
+    async fn forget_idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+        expired_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        // Times are kept as fixed-width RFC 3339 text in UTC, so text order is time order.
+        sqlx::query(rows::FORGET_IDEMPOTENCY_KEY)
+            .bind(id.to_string())
+            .bind(i64::from(seat))
+            .bind(key)
+            .bind(time_text(&expired_at))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 }
 

@@ -1,0 +1,556 @@
+//! The HTTP conventions a client library expects: caching headers on per-seat views, a `Link`
+//! to the next page of the log, idempotency keys that are marked when replayed, expire, and
+//! answer 409 while in flight, and 428 when the server requires `If-Match`.
+
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use parlour::receipts::Signer;
+use parlour::service::ManualClock;
+use parlour::startup::{Application, Hooks, Settings};
+use parlour::store::{
+    self, Committed, EventStore, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
+    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError,
+    StoredEvent,
+};
+use reqwest::{Response, StatusCode};
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+use crate::helpers::{assert_problem, fresh_database, spawn_app_with, Backend, TestApp};
+
+/// A seed whose first card turned up is a HEROINE: after `turn_up` both seats must lay, and
+/// the same `turn_up` again is against the rules.
+const SEED: &str = "4242424242424242424242424242424242424242424242424242424242424242";
+
+type Guard = Option<Arc<dyn std::any::Any + Send + Sync>>;
+
+fn header<'a>(res: &'a Response, name: &str) -> Option<&'a str> {
+    res.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn version(app: &TestApp, id: &str) -> u64 {
+    app.view(id, None).await["version"].as_u64().unwrap()
+}
+
+async fn girl(app: &TestApp) -> (String, Vec<String>) {
+    app.create_game("girl", 2, Some(SEED), json!({})).await
+}
+
+async fn send_move(
+    app: &TestApp,
+    id: &str,
+    token: &str,
+    action: &Value,
+    key: Option<&str>,
+) -> Response {
+    let mut req = app
+        .client
+        .post(format!("{}/v1/games/{id}/actions", app.address))
+        .bearer_auth(token)
+        .json(action);
+    if let Some(key) = key {
+        req = req.header("Idempotency-Key", key);
+    }
+    req.send().await.unwrap()
+}
+
+fn assert_per_seat(res: &Response, what: &str) {
+    let vary = header(res, "vary").unwrap_or_default().to_ascii_lowercase();
+    assert!(vary.contains("authorization"), "{what}: Vary {vary:?}");
+    let cache = header(res, "cache-control").unwrap_or_default();
+    assert!(
+        cache.contains("private") && cache.contains("no-cache"),
+        "{what}: Cache-Control {cache:?}"
+    );
+}
+
+async fn every_answer_that_depends_on_the_token_varies_by_it_and_is_private(app: TestApp) {
+    let (id, tokens) = girl(&app).await;
+    let get = |path: String, token: Option<String>| {
+        let mut req = app.client.get(format!("{}{path}", app.address));
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        req.send()
+    };
+    for token in [Some(tokens[0].clone()), None] {
+        for path in [
+            format!("/v1/games/{id}"),
+            format!("/v1/games/{id}/state?at=1"),
+            format!("/v1/games/{id}/events"),
+        ] {
+            let res = get(path.clone(), token.clone()).await.unwrap();
+            assert_eq!(res.status(), StatusCode::OK, "{path}");
+            assert_per_seat(&res, &path);
+        }
+    }
+    let current = version(&app, &id).await;
+    let res = app
+        .client
+        .get(format!("{}/v1/games/{id}", app.address))
+        .bearer_auth(&tokens[0])
+        .header("If-None-Match", format!("\"{current}\""))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+    assert_per_seat(&res, "a 304");
+    let res = send_move(&app, &id, &tokens[0], &json!({"type": "turn_up"}), None).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_per_seat(&res, "the answer to a move");
+    // Public documents that change as the game goes on may be cached, but must be checked.
+    for path in [
+        format!("/v1/games/{id}/audit"),
+        "/v1/catalog".to_string(),
+        "/v1/catalog/girl".to_string(),
+        "/openapi.json".to_string(),
+        "/problems/not-found".to_string(),
+    ] {
+        let res = get(path.clone(), None).await.unwrap();
+        assert_eq!(header(&res, "cache-control"), Some("no-cache"), "{path}");
+    }
+    let res = get("/readyz".to_string(), None).await.unwrap();
+    assert_eq!(header(&res, "cache-control"), Some("no-store"));
+    let created = app
+        .request(
+            reqwest::Method::POST,
+            "/v1/games",
+            None,
+            Some(&json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}]})),
+        )
+        .await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    assert_eq!(
+        header(&created, "cache-control"),
+        Some("no-store"),
+        "the seats' tokens are for the creator alone"
+    );
+}
+
+async fn a_page_of_the_log_links_to_the_next_page_until_the_last(app: TestApp) {
+    let (id, tokens) = girl(&app).await;
+    let res = send_move(&app, &id, &tokens[0], &json!({"type": "turn_up"}), None).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let total = version(&app, &id).await;
+    assert!(
+        total >= 2,
+        "the deal and the turn-up make at least two events"
+    );
+    let mut path = format!("/v1/games/{id}/events?limit=1");
+    let mut seen = Vec::new();
+    loop {
+        let res = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK);
+        let link = header(&res, "link").map(str::to_string);
+        let page: Value = res.json().await.unwrap();
+        seen.extend(
+            page["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["seq"].clone()),
+        );
+        match (link, page["next_after"].as_u64()) {
+            (Some(link), Some(next)) => {
+                assert_eq!(
+                    link,
+                    format!("</v1/games/{id}/events?after={next}&limit=1>; rel=\"next\"")
+                );
+                path = link[1..link.find('>').unwrap()].to_string();
+            }
+            (None, None) => break,
+            (link, next) => panic!("Link {link:?} and next_after {next:?} disagree"),
+        }
+    }
+    let expected: Vec<Value> = (1..=total).map(|seq| json!(seq)).collect();
+    assert_eq!(
+        seen, expected,
+        "following the links reads the whole log once"
+    );
+}
+
+async fn a_move_answered_from_its_idempotency_key_is_marked_as_replayed(app: TestApp) {
+    let (id, tokens) = girl(&app).await;
+    let turn_up = json!({"type": "turn_up"});
+    let first = send_move(&app, &id, &tokens[0], &turn_up, Some("k-1")).await;
+    assert_eq!(first.status(), StatusCode::OK);
+    assert_eq!(header(&first, "idempotent-replayed"), None);
+    let first: Value = first.json().await.unwrap();
+    let retry = send_move(&app, &id, &tokens[0], &turn_up, Some("k-1")).await;
+    assert_eq!(retry.status(), StatusCode::OK);
+    assert_eq!(header(&retry, "idempotent-replayed"), Some("true"));
+    assert_eq!(retry.json::<Value>().await.unwrap(), first);
+}
+
+/// A server on a fresh database whose service tells the time by `clock`.
+async fn spawn_with_clock(
+    backend: Backend,
+    clock: Arc<ManualClock>,
+    settings: Settings,
+) -> (TestApp, Guard) {
+    let (url, guard) = fresh_database(backend).await;
+    let store = store::connect_with(&url, &settings.db).await.unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let hooks = Hooks {
+        clock: Some(clock),
+        ..Hooks::default()
+    };
+    let app = Application::serve_with_hooks(
+        listener,
+        store.clone(),
+        Signer::generate().unwrap(),
+        settings,
+        hooks,
+    )
+    .unwrap();
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    (TestApp::new(address, url, store), guard)
+}
+
+async fn an_idempotency_key_expires_and_is_then_a_new_request(backend: Backend) {
+    let clock = Arc::new(ManualClock::new());
+    let lifetime = Duration::from_secs(24 * 60 * 60);
+    let settings = Settings {
+        idempotency_key_lifetime: lifetime,
+        ..Settings::default()
+    };
+    let (app, _guard) = spawn_with_clock(backend, clock.clone(), settings).await;
+    let (id, tokens) = girl(&app).await;
+    let turn_up = json!({"type": "turn_up"});
+    let res = send_move(&app, &id, &tokens[0], &turn_up, Some("k")).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let after_move = version(&app, &id).await;
+
+    clock.advance(lifetime - Duration::from_secs(1));
+    let res = send_move(&app, &id, &tokens[0], &turn_up, Some("k")).await;
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "a second before expiry it replays"
+    );
+    assert_eq!(header(&res, "idempotent-replayed"), Some("true"));
+
+    clock.advance(Duration::from_secs(1));
+    // Expired: the old move is judged again, and the rules refuse it; nothing is recorded.
+    let events = app.all_events(&id, None).await;
+    let res = send_move(&app, &id, &tokens[0], &turn_up, Some("k")).await;
+    assert_eq!(header(&res, "idempotent-replayed"), None);
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "rule-violation").await;
+    assert_eq!(version(&app, &id).await, after_move);
+    assert_eq!(app.all_events(&id, None).await, events);
+
+    // The key may now stand for another move, which is recorded and replayed in its turn.
+    let view = app.view(&id, Some(&tokens[0])).await;
+    let lay = parlour_domain::playout::instantiate(
+        &view["legal_actions"][0],
+        &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(3),
+    );
+    let res = send_move(&app, &id, &tokens[0], &lay, Some("k")).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(header(&res, "idempotent-replayed"), None);
+    let recorded = version(&app, &id).await;
+    assert!(recorded > after_move);
+    let kept = app
+        .store
+        .idempotent_move(Uuid::parse_str(&id).unwrap(), 0, "k")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.version, recorded);
+    assert_eq!(kept.created_at, parlour::service::Clock::now(&*clock));
+    let res = send_move(&app, &id, &tokens[0], &lay, Some("k")).await;
+    assert_eq!(header(&res, "idempotent-replayed"), Some("true"));
+    assert_eq!(version(&app, &id).await, recorded);
+}
+
+/// A store that, once armed, holds the next append until told to let it go: a move can be
+/// kept "in flight" for as long as a test needs, with no timing involved.
+struct HeldAppend {
+    inner: Arc<dyn EventStore>,
+    hold: Mutex<Option<(oneshot::Sender<()>, oneshot::Receiver<()>)>>,
+}
+
+impl HeldAppend {
+    /// Arms the hold: returns a receiver told when an append arrives, and a sender that
+    /// lets it go on.
+    fn arm(&self) -> (oneshot::Receiver<()>, oneshot::Sender<()>) {
+        let (arrived_tx, arrived_rx) = oneshot::channel();
+        let (release_tx, release_rx) = oneshot::channel();
+        *self.hold.lock().unwrap() = Some((arrived_tx, release_rx));
+        (arrived_rx, release_tx)
+    }
+}
+
+#[async_trait]
+impl GameStore for HeldAppend {
+    async fn create_game(
+        &self,
+        game: &GameRecord,
+        seats: &[SeatCredential],
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError> {
+        self.inner.create_game(game, seats, events).await
+    }
+    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        self.inner.game(id).await
+    }
+    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
+        self.inner.seat_for_token(token_hash).await
+    }
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.inner.ping().await
+    }
+}
+
+#[async_trait]
+impl LogStore for HeldAppend {
+    async fn events(
+        &self,
+        id: Uuid,
+        after: u64,
+        limit: Option<u64>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.inner.events(id, after, limit).await
+    }
+    async fn append_with_outbox(
+        &self,
+        id: Uuid,
+        events: &[StoredEvent],
+        idempotent: Option<&IdempotentMove>,
+        outbox: &[OutboxMessage],
+    ) -> Result<(), StoreError> {
+        let held = self.hold.lock().unwrap().take();
+        if let Some((arrived, release)) = held {
+            let _ = arrived.send(());
+            let _ = release.await;
+        }
+        self.inner
+            .append_with_outbox(id, events, idempotent, outbox)
+            .await
+    }
+    async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
+        self.inner.head(id).await
+    }
+    async fn idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+    ) -> Result<Option<IdempotentMove>, StoreError> {
+        self.inner.idempotent_move(id, seat, key).await
+    }
+    async fn forget_idempotent_move(
+        &self,
+        id: Uuid,
+        seat: u8,
+        key: &str,
+        expired_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .forget_idempotent_move(id, seat, key, expired_at)
+            .await
+    }
+}
+
+#[async_trait]
+impl FeedStore for HeldAppend {
+    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+        self.inner.committed_since(after, limit).await
+    }
+    async fn latest_position(&self) -> Result<u64, StoreError> {
+        self.inner.latest_position().await
+    }
+    async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
+        self.inner.listen().await
+    }
+}
+
+#[async_trait]
+impl OutboxStore for HeldAppend {
+    async fn claim_outbox(
+        &self,
+        topic_prefix: Option<&str>,
+        limit: u64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError> {
+        self.inner.claim_outbox(topic_prefix, limit, lease).await
+    }
+    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
+        self.inner.complete_outbox(id).await
+    }
+    async fn retry_outbox(
+        &self,
+        id: u64,
+        error: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner.retry_outbox(id, error, at).await
+    }
+}
+
+#[async_trait]
+impl LeaderStore for HeldAppend {
+    async fn lead(&self, name: &str) -> Result<Option<Box<dyn Leadership>>, StoreError> {
+        self.inner.lead(name).await
+    }
+}
+
+async fn a_duplicate_sent_while_the_first_is_in_flight_is_409(backend: Backend) {
+    let (url, _guard) = fresh_database(backend).await;
+    let inner = store::connect_with(&url, &Settings::default().db)
+        .await
+        .unwrap();
+    let held = Arc::new(HeldAppend {
+        inner,
+        hold: Mutex::new(None),
+    });
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let app = Application::serve(
+        listener,
+        held.clone(),
+        Signer::generate().unwrap(),
+        Settings::default(),
+    )
+    .unwrap();
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    let app = TestApp::new(address, url, held.clone());
+    let (id, tokens) = girl(&app).await;
+    let before = version(&app, &id).await;
+    let turn_up = json!({"type": "turn_up"});
+
+    let (arrived, release) = held.arm();
+    let first = {
+        let client = app.client.clone();
+        let url = format!("{}/v1/games/{id}/actions", app.address);
+        let token = tokens[0].clone();
+        let body = turn_up.clone();
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .bearer_auth(token)
+                .header("Idempotency-Key", "once")
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        })
+    };
+    arrived.await.expect("the first move reaches the store");
+    let duplicate = send_move(&app, &id, &tokens[0], &turn_up, Some("once")).await;
+    assert!(
+        header(&duplicate, "retry-after").is_some(),
+        "a duplicate in flight is told when to try again"
+    );
+    assert_problem(duplicate, StatusCode::CONFLICT, "idempotency-key-in-flight").await;
+
+    release.send(()).unwrap();
+    let first = first.await.unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    assert_eq!(header(&first, "idempotent-replayed"), None);
+    let first: Value = first.json().await.unwrap();
+    let after = version(&app, &id).await;
+    assert!(after > before);
+    let retry = send_move(&app, &id, &tokens[0], &turn_up, Some("once")).await;
+    assert_eq!(retry.status(), StatusCode::OK);
+    assert_eq!(header(&retry, "idempotent-replayed"), Some("true"));
+    assert_eq!(retry.json::<Value>().await.unwrap(), first);
+    assert_eq!(
+        version(&app, &id).await,
+        after,
+        "the move was recorded once"
+    );
+}
+
+async fn a_server_requiring_preconditions_answers_428_to_a_move_without_if_match(backend: Backend) {
+    let (url, guard) = fresh_database(backend).await;
+    let settings = Settings {
+        require_preconditions: true,
+        ..Settings::default()
+    };
+    let app = spawn_app_with(&url, guard, settings).await;
+    let (id, tokens) = girl(&app).await;
+    let before = version(&app, &id).await;
+    let events = app.all_events(&id, None).await;
+    let turn_up = json!({"type": "turn_up"});
+    let res = send_move(&app, &id, &tokens[0], &turn_up, Some("k")).await;
+    assert_problem(
+        res,
+        StatusCode::PRECONDITION_REQUIRED,
+        "precondition-required",
+    )
+    .await;
+    assert_eq!(version(&app, &id).await, before);
+    assert_eq!(app.all_events(&id, None).await, events);
+    let url = format!("{}/v1/games/{id}/actions", app.address);
+    let stale = app
+        .client
+        .post(&url)
+        .bearer_auth(&tokens[0])
+        .header("If-Match", format!("\"{}\"", before - 1))
+        .json(&turn_up)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(stale, StatusCode::PRECONDITION_FAILED, "version-mismatch").await;
+    let current = app
+        .client
+        .post(&url)
+        .bearer_auth(&tokens[0])
+        .header("If-Match", format!("\"{before}\""))
+        .json(&turn_up)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(current.status(), StatusCode::OK);
+    // Reads need no precondition.
+    app.view(&id, Some(&tokens[0])).await;
+}
+
+crate::on_both_backends!(
+    every_answer_that_depends_on_the_token_varies_by_it_and_is_private,
+    a_page_of_the_log_links_to_the_next_page_until_the_last,
+    a_move_answered_from_its_idempotency_key_is_marked_as_replayed,
+);
+
+/// Tests that build their own server (a clock, a store that holds appends, settings), once
+/// per backend.
+macro_rules! on_both_backends_with_own_server {
+    ($($name:ident),* $(,)?) => {
+        mod own_server {
+            mod sqlite {
+                $(
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $name() {
+                        super::super::$name($crate::helpers::Backend::Sqlite).await;
+                    }
+                )*
+            }
+            mod postgres {
+                $(
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $name() {
+                        super::super::$name($crate::helpers::Backend::Postgres).await;
+                    }
+                )*
+            }
+        }
+    };
+}
+
+on_both_backends_with_own_server!(
+    an_idempotency_key_expires_and_is_then_a_new_request,
+    a_duplicate_sent_while_the_first_is_in_flight_is_409,
+    a_server_requiring_preconditions_answers_428_to_a_move_without_if_match,
+);
