@@ -418,9 +418,9 @@ impl Modify for Conventions {
                     responses.entry("413".into()).or_insert_with(|| {
                         problem_response("The body is larger than the server accepts")
                     });
-                    responses.entry("415".into()).or_insert_with(|| {
-                        problem_response("The body is not `application/json`")
-                    });
+                    responses
+                        .entry("415".into())
+                        .or_insert_with(|| problem_response("The body is not `application/json`"));
                 }
                 responses.entry("4XX".into()).or_insert_with(|| {
                     problem_response(
@@ -472,10 +472,7 @@ impl Modify for Conventions {
 
 fn add_rate_limit_headers(response: &mut Response) {
     for (name, description) in [
-        (
-            "RateLimit-Limit",
-            "Requests allowed in the current window",
-        ),
+        ("RateLimit-Limit", "Requests allowed in the current window"),
         ("RateLimit-Remaining", "Requests left in the current window"),
         ("RateLimit-Reset", "Seconds until the window resets"),
     ] {
@@ -877,7 +874,7 @@ struct OperationLink {
 fn create_links() -> BTreeMap<String, OperationLink> {
     const ID: &str = "$response.body#/id";
     let mut links = BTreeMap::new();
-    // Every game has at least two seats (the contract test checks), so seats 0 and 1 are there.
+    // Every game has a seat 0 (the contract test checks); most have a seat 1 as well.
     for seat in 0..2 {
         let token = format!("Bearer {{$response.body#/seats/{seat}/token}}");
         links.insert(
@@ -888,7 +885,10 @@ fn create_links() -> BTreeMap<String, OperationLink> {
                     ("path.id", ID.to_string()),
                     ("header.Authorization", token.clone()),
                 ]),
-                description: format!("The game as seat {seat} sees it"),
+                description: match seat {
+                    0 => String::from("The game as seat 0 sees it"),
+                    _ => format!("The game as seat {seat} sees it, in a game with that seat"),
+                },
             },
         );
         links.insert(
@@ -906,8 +906,16 @@ fn create_links() -> BTreeMap<String, OperationLink> {
         );
     }
     for (name, operation_id, description) in [
-        ("ViewAsSpectator", "getGame", "The game as a spectator sees it"),
-        ("Events", "listGameEvents", "The log, as a spectator sees it"),
+        (
+            "ViewAsSpectator",
+            "getGame",
+            "The game as a spectator sees it",
+        ),
+        (
+            "Events",
+            "listGameEvents",
+            "The log, as a spectator sees it",
+        ),
         ("Audit", "getGameAudit", "The audit of the log so far"),
     ] {
         links.insert(
@@ -970,7 +978,8 @@ fn with_published_schemas(mut document: Value) -> Value {
         let id = engine.describe().id;
         let published = engine.schemas();
         for part in Part::ALL {
-            let schema = add_definitions(components, &reserved, id, part, part.published(&published));
+            let schema =
+                add_definitions(components, &reserved, id, part, part.published(&published));
             match part {
                 Part::Event => {
                     components.insert(event_data_component(id), event_data(&schema));
@@ -1032,9 +1041,9 @@ fn add_definitions(
                 continue;
             }
             let rewritten = with_refs_renamed(def, &names);
-            let shared = names
-                .iter()
-                .any(|(other, component_of_other)| other != name && component_of_other == component);
+            let shared = names.iter().any(|(other, component_of_other)| {
+                other != name && component_of_other == component
+            });
             let taken = reserved.contains(component)
                 || shared
                 || components
@@ -1097,10 +1106,7 @@ fn event_data(event: &Value) -> Value {
     let Some(variants) = variants else {
         return serde_json::json!({"description": "The event's data (the event without its `type`)."});
     };
-    let data: Vec<Value> = variants
-        .iter()
-        .map(without_type)
-        .collect();
+    let data: Vec<Value> = variants.iter().map(without_type).collect();
     serde_json::json!({
         "description": "The data of one of the game's events: the event without its `type`, \
                         which the log gives beside it.",

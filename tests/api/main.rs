@@ -15,6 +15,7 @@ mod basics;
 mod british_birds;
 mod bus;
 mod client;
+mod contract;
 mod crash;
 mod deployment;
 mod errors;
