@@ -22,8 +22,14 @@ pub enum Status {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    /// The name shown at the table (1 to 64 characters).
-    #[schema(example = "Ann")]
+    /// The name shown at the table: 1 to 64 characters once trimmed, none of them a control
+    /// character.
+    #[schema(
+        example = "Ann",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: String,
 }
 
@@ -38,7 +44,7 @@ pub struct NewGame {
     pub players: Vec<NewPlayer>,
     /// 64 hex digits. Leave it out to have the server draw one from the operating system;
     /// either way only its SHA-256 is shown until the game is over.
-    #[schema(example = json!(null))]
+    #[schema(example = json!(null), pattern = "^[0-9a-fA-F]{64}$")]
     pub seed: Option<String>,
     /// The game's options (see `GET /v1/catalog/{game}/schemas`); leave it out, or send `{}`,
     /// for the defaults.

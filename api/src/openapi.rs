@@ -984,6 +984,9 @@ fn with_published_schemas(mut document: Value) -> Value {
                 Part::Event => {
                     components.insert(event_data_component(id), event_data(&schema));
                 }
+                Part::Action => {
+                    components.insert(part_component(id, part), closed_variants(schema));
+                }
                 _ => {
                     components.insert(part_component(id, part), schema);
                 }
@@ -991,6 +994,28 @@ fn with_published_schemas(mut document: Value) -> Value {
         }
     }
     document
+}
+
+/// An action schema whose variants admit no field they do not name: the server refuses a move
+/// with any field beyond the action's own (it keeps only the canonical action in the log),
+/// which the domain's schemas of tagged enums do not say themselves.
+fn closed_variants(mut schema: Value) -> Value {
+    let union = if schema.get("oneOf").is_some() {
+        "oneOf"
+    } else {
+        "anyOf"
+    };
+    let variants = schema.get_mut(union).and_then(Value::as_array_mut);
+    for variant in variants.into_iter().flatten() {
+        if let Some(variant) = variant.as_object_mut() {
+            if variant.contains_key("properties") {
+                variant
+                    .entry("additionalProperties")
+                    .or_insert(Value::Bool(false));
+            }
+        }
+    }
+    schema
 }
 
 /// What a definition of `game` is called in the components: `Card_for_Girl` → `GirlCard`,

@@ -713,7 +713,50 @@ async fn the_problems_the_server_sends_fit_the_document(app: TestApp) {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
 }
 
+/// What the document refuses, the server refuses too: a client that checks its bodies
+/// against the document sends nothing the server turns away for its shape.
+async fn bodies_the_document_refuses_the_server_refuses(app: TestApp) {
+    let mut schemas = Schemas::new(document());
+    let ann = json!({"name": "Ann"});
+    let bad_bodies = [
+        json!({"game": "girl", "players": [ann, {"name": "Bea"}], "seed": "not hex"}),
+        json!({"game": "girl", "players": [ann, {"name": "B\u{7}ea"}]}),
+        json!({"game": "girl", "players": [ann, {"name": "   "}]}),
+        json!({"game": "girl", "players": [ann, {"name": "B".repeat(65)}]}),
+    ];
+    for body in bad_bodies {
+        assert!(
+            !schemas
+                .validator("#/components/schemas/NewGame")
+                .is_valid(&body),
+            "the document admits {body}"
+        );
+        let res = app
+            .request(Method::POST, "/v1/games", None, Some(&body))
+            .await;
+        let (status, problem) = schemas.answer("createGame", res).await;
+        assert!(
+            status.is_client_error(),
+            "{body} answered {status}: {problem}"
+        );
+    }
+    let (id, tokens) = app
+        .create_game("girl", 2, Some(&seed_hex(2)), json!({}))
+        .await;
+    let padded = json!({"type": "turn_up", "note": "x".repeat(1_000)});
+    assert!(!schemas
+        .validator("#/components/schemas/Action")
+        .is_valid(&padded));
+    let actions = format!("/v1/games/{id}/actions");
+    let res = app
+        .request(Method::POST, &actions, Some(&tokens[0]), Some(&padded))
+        .await;
+    let (status, problem) = schemas.answer("postAction", res).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
+}
+
 on_both_backends!(
     what_the_server_sends_fits_the_document,
     the_problems_the_server_sends_fit_the_document,
+    bodies_the_document_refuses_the_server_refuses,
 );
