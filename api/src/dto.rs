@@ -22,8 +22,14 @@ pub enum Status {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    /// The name shown at the table (1 to 64 characters).
-    #[schema(example = "Ann")]
+    /// The name shown at the table: 1 to 64 characters once trimmed, none of them a control
+    /// character.
+    #[schema(
+        example = "Ann",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
     pub name: String,
 }
 
@@ -38,10 +44,11 @@ pub struct NewGame {
     pub players: Vec<NewPlayer>,
     /// 64 hex digits. Leave it out to have the server draw one from the operating system;
     /// either way only its SHA-256 is shown until the game is over.
-    #[schema(example = json!(null))]
+    #[schema(example = json!(null), pattern = "^[0-9a-fA-F]{64}$")]
     pub seed: Option<String>,
-    /// The game's options (see the catalogue); `{}` for the defaults.
-    #[schema(value_type = Object)]
+    /// The game's options (see `GET /v1/catalog/{game}/schemas`); leave it out, or send `{}`,
+    /// for the defaults.
+    #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
 }
 
@@ -132,7 +139,7 @@ pub struct GameEvent {
     pub actor: Option<u8>,
     /// The event, with whatever the caller could not see at the table taken out while the
     /// game is in progress.
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::openapi::LoggedEventData)]
     pub data: Value,
     /// When it was recorded.
     pub at: DateTime<Utc>,
@@ -153,7 +160,7 @@ pub struct GameEvent {
     pub version: u16,
     /// The action that produced this batch (shown once the game is over).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::openapi::AnyAction>)]
     pub command: Option<Value>,
 }
 
@@ -365,10 +372,10 @@ pub struct StoredGameEvent {
     /// The seat whose move produced it; null for the opening events.
     pub actor: Option<u8>,
     /// The event, whole.
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::openapi::EventData)]
     pub data: Value,
     /// The action behind the batch this event opens; null on every other event.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::openapi::AnyAction>)]
     pub command: Option<Value>,
     /// When it was recorded.
     pub at: DateTime<Utc>,
@@ -417,4 +424,93 @@ pub struct GameFile {
     pub receipts: Vec<Receipt>,
     /// The public keys the receipts are signed with.
     pub keys: Vec<PublicKey>,
+}
+
+/// An error (RFC 9457 `application/problem+json`): every 4xx and 5xx answer has this body.
+/// Problems may carry members of their own beyond those listed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = Problem)]
+pub struct ProblemDetails {
+    /// The problem type, stable: `/problems/<code>`, served with a description.
+    #[serde(rename = "type")]
+    #[schema(example = "/problems/not-your-move")]
+    pub kind: String,
+    /// The problem type's title, the same for every problem of that type.
+    #[schema(example = "It is not your move")]
+    pub title: String,
+    /// The HTTP status.
+    #[schema(example = 409, minimum = 400, maximum = 599)]
+    pub status: u16,
+    /// What went wrong this time, for a person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// `not-your-move` and `rule-violation`: the stable name of the rule that refused the move
+    /// (each game's rules document lists them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// `version-mismatch`: the game's version now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_version: Option<u64>,
+    /// `log-full`: how many events a game's log may hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    /// `unavailable`: `unknown` when the move may or may not have been recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "unknown")]
+    pub outcome: Option<String>,
+}
+
+/// What the server adds to each entry of a view's `seats`, around the game's own seat view.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatHeader {
+    /// Seat number.
+    pub seat: u8,
+    /// The player's name.
+    pub name: String,
+}
+
+/// What the server adds to a view's `you`, around the game's own private view.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct YouHeader {
+    /// The caller's seat.
+    pub seat: u8,
+}
+
+/// A game's `result` when it ended at the table (a resignation or an abandonment) rather than
+/// by its rules.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(tag = "ended_by", rename_all = "snake_case")]
+pub enum TableResult {
+    /// A player resigned.
+    Resignation {
+        /// The seat that resigned.
+        seat: u8,
+    },
+    /// The game was declared abandoned: no result for anyone.
+    Abandonment {
+        /// Why, in the words of whoever declared it.
+        reason: String,
+    },
+}
+
+/// The `data` of a table event (`table.note`, `table.resigned`, `table.abandoned`): a fact
+/// about the table, recorded in the same chain as the moves and never hidden.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum TableEventData {
+    /// `table.note`: a remark kept in the log.
+    Note {
+        /// The remark, shown to everyone.
+        text: String,
+    },
+    /// `table.resigned`: the player in `seat` resigned.
+    Resigned {
+        /// The seat that resigned.
+        seat: u8,
+    },
+    /// `table.abandoned`: the game was declared abandoned.
+    Abandoned {
+        /// Why.
+        reason: String,
+    },
 }

@@ -1,13 +1,128 @@
-//! The OpenAPI document, generated from the handlers and DTOs. `openapi/openapi.json` in the
-//! repository is kept equal to it by a test.
+//! The OpenAPI document. `openapi/openapi.json` in the repository is kept equal to it by a test.
+//!
+//! It is made in three steps:
+//! 1. utoipa derives the document from the `#[utoipa::path]` attributes and the DTOs ([`ApiDoc`]);
+//! 2. typed modifiers add what every operation shares (problem answers, rate limits, request
+//!    ids, explicit security), a variant per game of each DTO that carries a `game`
+//!    (`per_game`), the event stream's format, and the examples;
+//! 3. on the document as JSON: each game's own JSON Schemas, as the domain publishes them, join
+//!    the components (utoipa's schema model cannot hold them: `const`, `$defs`, boolean
+//!    schemas), and the links from a created game (utoipa's link type writes its fields in
+//!    snake_case). Everything that can be typed is typed in step 2.
 
+use std::collections::BTreeMap;
+
+use parlour_domain::{catalog, Description};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::openapi::content::{Content, ContentBuilder};
+use utoipa::openapi::header::{Header, HeaderBuilder};
+use utoipa::openapi::path::{Operation, PathItem};
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{
+    AdditionalProperties, ArrayItems, ObjectBuilder, Ref, Schema, SchemaType, Type,
+};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::RefOr;
 use utoipa::{Modify, OpenApi};
 
 use crate::dto;
 use crate::receipts;
-use crate::routes::{catalog, games, health, keys, statistics};
+use crate::routes::{catalog as catalog_routes, games, health, keys, statistics};
 
+mod per_game;
+
+pub use per_game::{
+    event_data_component, part_component, type_prefix, AnyAction, EventData, LoggedEventData, Part,
+    Variant,
+};
+use per_game::{with_published_schemas, GameVariants};
+
+/// The media type of every error answer (RFC 9457).
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// The header that names each request in the logs; every answer carries it.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// The document as served at `/openapi.json`.
+pub fn spec() -> Value {
+    // utoipa's document is plain data with string keys, which always serialises.
+    let document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
+    with_create_links(with_published_schemas(document))
+}
+
+/// The API document as utoipa derives it, with the typed modifiers applied.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Parlour",
+        description = "A game server for five classic British card games: GIRL, The CAR Game, \
+British Birds, History of England No. 2 and GOOGLY.\n\n\
+Create a game with `POST /v1/games`; each seat gets a secret token. Play with `GET /v1/games/{id}` \
+(your view, `to_act`, `legal_actions`) and `POST /v1/games/{id}/actions`. Every error is \
+`application/problem+json` with a stable `type` (`/problems/<code>`). Every game is an append-only, \
+hash-chained event log; after the game its seed is revealed and `GET /v1/games/{id}/audit` replays it.\n\n\
+Each game's own types (options, views, actions, events, results) are components named after the \
+game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game say which game they \
+are of in `game`, the discriminator.",
+        version = "1.0.0",
+        license(name = "MIT", identifier = "MIT")
+    ),
+    servers(
+        (url = "/", description = "The server this document was read from"),
+        (url = "http://127.0.0.1:8080", description = "A local server on the default address"),
+    ),
+    paths(
+        catalog_routes::list, catalog_routes::show, catalog_routes::game_schemas,
+        games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
+        games::scorecard, games::export, statistics::statistics,
+        health::healthz, health::readyz, keys::keys,
+    ),
+    components(schemas(
+        dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
+        dto::GameEvent, dto::EventPage, dto::AuditFailure, dto::AuditReport, dto::CatalogEntry,
+        dto::CatalogGame, dto::Catalog, dto::GameSchemas, dto::ViewSchemas, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
+        dto::LogHead, dto::GameFile, dto::ProblemDetails, dto::SeatHeader, dto::YouHeader, dto::TableResult,
+        dto::TableEventData, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
+        AnyAction, EventData, LoggedEventData,
+    )),
+    modifiers(&SeatToken, &Conventions, &GameVariants, &StreamEvents, &Examples, &FreeFormObjects),
+    tags(
+        (name = "catalog", description = "The games on offer and their cards"),
+        (name = "games", description = "Playing, reading the log, auditing"),
+        (name = "operations", description = "Health checks"),
+        (name = "receipts", description = "The keys that sign move receipts"),
+    )
+)]
+pub struct ApiDoc;
+
+fn described_games() -> Vec<Description> {
+    catalog::engines()
+        .into_iter()
+        .map(|engine| engine.describe())
+        .collect()
+}
+
+fn reference(component: &str) -> RefOr<Schema> {
+    RefOr::Ref(Ref::from_schema_name(component))
+}
+
+fn null() -> RefOr<Schema> {
+    ObjectBuilder::new().schema_type(Type::Null).into()
+}
+
+fn string() -> RefOr<Schema> {
+    ObjectBuilder::new().schema_type(Type::String).into()
+}
+
+fn integer() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .into()
+}
+
+/// The bearer scheme of seat tokens.
 struct SeatToken;
 
 impl Modify for SeatToken {
@@ -25,43 +140,431 @@ impl Modify for SeatToken {
     }
 }
 
-/// The API document.
-#[derive(OpenApi)]
-#[openapi(
-    info(
-        title = "Parlour",
-        description = "A game server for five classic British card games: GIRL, The CAR Game, \
-British Birds, History of England No. 2 and GOOGLY.\n\n\
-Create a game with `POST /v1/games`; each seat gets a secret token. Play with `GET /v1/games/{id}` \
-(your view, `to_act`, `legal_actions`) and `POST /v1/games/{id}/actions`. Every error is \
-`application/problem+json` with a stable `type` (`/problems/<code>`). Every game is an append-only, \
-hash-chained event log; after the game its seed is revealed and `GET /v1/games/{id}/audit` replays it.",
-        version = "1.0.0",
-        license(name = "MIT")
-    ),
-    paths(
-        catalog::list, catalog::show, catalog::game_schemas,
-        games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
-        games::scorecard, games::export, statistics::statistics,
-        health::healthz, health::readyz, keys::keys,
-    ),
-    components(schemas(
-        dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
-        dto::GameEvent, dto::EventPage, dto::AuditFailure, dto::AuditReport, dto::CatalogEntry,
-        dto::CatalogGame, dto::Catalog, dto::GameSchemas, dto::ViewSchemas, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
-        dto::LogHead, dto::GameFile, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
-    )),
-    modifiers(&SeatToken),
-    tags(
-        (name = "catalog", description = "The games on offer and their cards"),
-        (name = "games", description = "Playing, reading the log, auditing"),
-        (name = "operations", description = "Health checks"),
-        (name = "receipts", description = "The keys that sign move receipts"),
-    )
-)]
-pub struct ApiDoc;
+/// Every operation of a path item.
+fn operations_mut(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        &mut item.get,
+        &mut item.put,
+        &mut item.post,
+        &mut item.delete,
+        &mut item.options,
+        &mut item.head,
+        &mut item.patch,
+        &mut item.trace,
+    ]
+    .into_iter()
+    .filter_map(Option::as_mut)
+}
 
-/// The document as served at `/openapi.json`.
-pub fn spec() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+/// The operation with this id.
+fn operation_mut<'a>(
+    openapi: &'a mut utoipa::openapi::OpenApi,
+    id: &str,
+) -> Option<&'a mut Operation> {
+    openapi
+        .paths
+        .paths
+        .values_mut()
+        .flat_map(operations_mut)
+        .find(|operation| operation.operation_id.as_deref() == Some(id))
+}
+
+fn header(schema: RefOr<Schema>, description: &str) -> Header {
+    HeaderBuilder::new()
+        .schema(schema)
+        .description(Some(description))
+        .build()
+}
+
+fn problem_content() -> Content {
+    ContentBuilder::new()
+        .schema(Some(reference("Problem")))
+        .build()
+}
+
+fn problem_response(description: &str) -> RefOr<Response> {
+    RefOr::T(
+        ResponseBuilder::new()
+            .description(description)
+            .content(PROBLEM_JSON, problem_content())
+            .build(),
+    )
+}
+
+fn is_error(status: &str) -> bool {
+    status.starts_with('4') || status.starts_with('5')
+}
+
+/// What every operation shares: errors as problems (with `4XX`/`5XX` defaults), the rate
+/// limit's 429 on `/v1`, 413 and 415 where there is a body, `Retry-After` where waiting helps,
+/// the request id on every answer, and an explicit `security` on public operations.
+struct Conventions;
+
+impl Modify for Conventions {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let rate_limited = path.starts_with("/v1/");
+            for operation in operations_mut(item) {
+                let responses = &mut operation.responses.responses;
+                if rate_limited {
+                    responses.entry("429".into()).or_insert_with(|| {
+                        problem_response("Too many requests from this token or client address")
+                    });
+                }
+                if operation.request_body.is_some() {
+                    responses.entry("413".into()).or_insert_with(|| {
+                        problem_response("The body is larger than the server accepts")
+                    });
+                    responses
+                        .entry("415".into())
+                        .or_insert_with(|| problem_response("The body is not `application/json`"));
+                }
+                responses.entry("4XX".into()).or_insert_with(|| {
+                    problem_response(
+                        "Any other client error, e.g. 405 for a method the path does not allow \
+                         (with `Allow`), 414 for a URI too long, or 400 for a request HTTP \
+                         cannot parse",
+                    )
+                });
+                responses
+                    .entry("5XX".into())
+                    .or_insert_with(|| problem_response("A fault on the server's side"));
+                for (status, response) in responses.iter_mut() {
+                    let RefOr::T(response) = response else {
+                        continue;
+                    };
+                    if is_error(status) {
+                        response.content.clear();
+                        response
+                            .content
+                            .insert(PROBLEM_JSON.to_string(), problem_content());
+                    }
+                    if status == "429" {
+                        add_rate_limit_headers(response);
+                    }
+                    if status == "503" || status == "429" {
+                        response.headers.insert(
+                            "Retry-After".into(),
+                            header(integer(), "Seconds to wait before trying again"),
+                        );
+                    }
+                    response.headers.insert(
+                        REQUEST_ID.into(),
+                        header(
+                            string(),
+                            "The request's id, as the server's logs name it: the client's own \
+                             when it sent one, else one the server made",
+                        ),
+                    );
+                }
+                // Without it a public operation would inherit nothing and say nothing: an
+                // empty list says in so many words that no token is needed.
+                if operation.security.is_none() {
+                    operation.security = Some(Vec::new());
+                }
+            }
+        }
+    }
+}
+
+fn add_rate_limit_headers(response: &mut Response) {
+    for (name, description) in [
+        ("RateLimit-Limit", "Requests allowed in the current window"),
+        ("RateLimit-Remaining", "Requests left in the current window"),
+        ("RateLimit-Reset", "Seconds until the window resets"),
+    ] {
+        response
+            .headers
+            .insert(name.into(), header(string(), description));
+    }
+}
+
+/// The event stream's wire format and event types.
+struct StreamEvents;
+
+impl Modify for StreamEvents {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let Some(operation) = operation_mut(openapi, "streamGame") else {
+            return;
+        };
+        let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200") else {
+            return;
+        };
+        let Some(content) = ok.content.get_mut("text/event-stream") else {
+            return;
+        };
+        content.schema = Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .description(Some(
+                    "Server-sent events (the HTML standard's `text/event-stream`). Two kinds of \
+                     message:\n\n\
+                     - `event: view`, `id: <version>`, `data: <GameView as JSON, one line>`: the \
+                     caller's view, once at the start and again each time the game moves. After \
+                     the view of a finished game the stream ends.\n\
+                     - a comment line (starting with `:`), `: keep-alive` every 15 seconds while \
+                     nothing happens; clients ignore comments.\n\n\
+                     Reconnect with `GET` again (the first message is the view as it is then).",
+                ))
+                .into(),
+        );
+        content.example = Some(Value::String(
+            "event: view\nid: 1\ndata: {\"id\":\"…\",\"game\":\"girl\",\"version\":1,…}\n\n: keep-alive\n\n"
+                .to_string(),
+        ));
+        let mut events = Map::new();
+        events.insert(
+            "view".into(),
+            serde_json::json!({
+                "description": "The caller's view; `id` is its version.",
+                "data": {"$ref": "#/components/schemas/GameView"},
+            }),
+        );
+        content.extensions = Some(
+            utoipa::openapi::extensions::ExtensionsBuilder::new()
+                .add("x-sse-events", Value::Object(events))
+                .build(),
+        );
+    }
+}
+
+/// Real answers of the server (captured from a GIRL game; `tests/api/contract.rs` checks each
+/// against its schema), by operation, status and media type.
+struct Examples;
+
+/// Where each example goes: operation, status (`request` for the body sent) and the example.
+const EXAMPLES: &[(&str, &str, &str)] = &[
+    (
+        "createGame",
+        "request",
+        include_str!("../../openapi/examples/create-request.json"),
+    ),
+    (
+        "createGame",
+        "201",
+        include_str!("../../openapi/examples/create-201.json"),
+    ),
+    (
+        "getGame",
+        "200",
+        include_str!("../../openapi/examples/view-200.json"),
+    ),
+    (
+        "postAction",
+        "request",
+        include_str!("../../openapi/examples/action-request.json"),
+    ),
+    (
+        "postAction",
+        "200",
+        include_str!("../../openapi/examples/action-200.json"),
+    ),
+    (
+        "postAction",
+        "409",
+        include_str!("../../openapi/examples/action-409.json"),
+    ),
+    (
+        "postAction",
+        "422",
+        include_str!("../../openapi/examples/action-422.json"),
+    ),
+    (
+        "listGameEvents",
+        "200",
+        include_str!("../../openapi/examples/events-200.json"),
+    ),
+];
+
+impl Modify for Examples {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (operation_id, status, text) in EXAMPLES {
+            // The files are checked by the contract test; one that is not JSON is left out
+            // rather than served broken.
+            let Ok(example) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let Some(operation) = operation_mut(openapi, operation_id) else {
+                continue;
+            };
+            let content = if *status == "request" {
+                operation
+                    .request_body
+                    .as_mut()
+                    .and_then(|body| body.content.values_mut().next())
+            } else {
+                match operation.responses.responses.get_mut(*status) {
+                    Some(RefOr::T(response)) => response.content.values_mut().next(),
+                    _ => None,
+                }
+            };
+            if let Some(content) = content {
+                content.example = Some(example);
+            }
+        }
+    }
+}
+
+/// An object schema with no properties means any object: saying so (`additionalProperties:
+/// true`) keeps generated clients from typing it as an empty record.
+struct FreeFormObjects;
+
+impl Modify for FreeFormObjects {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        if let Some(components) = openapi.components.as_mut() {
+            for schema in components.schemas.values_mut() {
+                open_free_form(schema);
+            }
+        }
+        for item in openapi.paths.paths.values_mut() {
+            for operation in operations_mut(item) {
+                let bodies = operation
+                    .request_body
+                    .iter_mut()
+                    .flat_map(|body| body.content.values_mut());
+                let answers = operation
+                    .responses
+                    .responses
+                    .values_mut()
+                    .filter_map(|response| match response {
+                        RefOr::T(response) => Some(response.content.values_mut()),
+                        RefOr::Ref(_) => None,
+                    })
+                    .flatten();
+                for content in bodies.chain(answers) {
+                    if let Some(schema) = content.schema.as_mut() {
+                        open_free_form(schema);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn is_object_type(schema_type: &SchemaType) -> bool {
+    match schema_type {
+        SchemaType::Type(Type::Object) => true,
+        SchemaType::Array(types) => types.contains(&Type::Object),
+        _ => false,
+    }
+}
+
+fn open_free_form(schema: &mut RefOr<Schema>) {
+    let RefOr::T(schema) = schema else {
+        return;
+    };
+    match schema {
+        Schema::Object(object) => {
+            if is_object_type(&object.schema_type)
+                && object.properties.is_empty()
+                && object.additional_properties.is_none()
+            {
+                object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(true)));
+            }
+            for property in object.properties.values_mut() {
+                open_free_form(property);
+            }
+        }
+        Schema::Array(array) => {
+            if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                open_free_form(items);
+            }
+        }
+        Schema::OneOf(one_of) => one_of.items.iter_mut().for_each(open_free_form),
+        Schema::AllOf(all_of) => all_of.items.iter_mut().for_each(open_free_form),
+        Schema::AnyOf(any_of) => any_of.items.iter_mut().for_each(open_free_form),
+        _ => {}
+    }
+}
+
+/// A link of the document (OpenAPI's Link Object). utoipa 5.5's own writes its fields in
+/// snake_case, which no tool reads, so links are added to the document as JSON, from this.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OperationLink {
+    operation_id: &'static str,
+    parameters: BTreeMap<&'static str, String>,
+    description: String,
+}
+
+/// The links from a created game to what its players do next, with the game's id and the
+/// seats' tokens from the answer, so a client (or a stateful fuzzer) can follow them.
+fn create_links() -> BTreeMap<String, OperationLink> {
+    const ID: &str = "$response.body#/id";
+    let mut links = BTreeMap::new();
+    // Every game has a seat 0 (the contract test checks); most have a seat 1 as well.
+    for seat in 0..2 {
+        let token = format!("Bearer {{$response.body#/seats/{seat}/token}}");
+        links.insert(
+            format!("ViewAsSeat{seat}"),
+            OperationLink {
+                operation_id: "getGame",
+                parameters: BTreeMap::from([
+                    ("path.id", ID.to_string()),
+                    ("header.Authorization", token.clone()),
+                ]),
+                description: match seat {
+                    0 => String::from("The game as seat 0 sees it"),
+                    _ => format!("The game as seat {seat} sees it, in a game with that seat"),
+                },
+            },
+        );
+        links.insert(
+            format!("MoveAsSeat{seat}"),
+            OperationLink {
+                operation_id: "postAction",
+                parameters: BTreeMap::from([
+                    ("path.id", ID.to_string()),
+                    ("header.Authorization", token),
+                ]),
+                description: format!(
+                    "A move for seat {seat}: a body from its view's `legal_actions`"
+                ),
+            },
+        );
+    }
+    for (name, operation_id, description) in [
+        (
+            "ViewAsSpectator",
+            "getGame",
+            "The game as a spectator sees it",
+        ),
+        (
+            "Events",
+            "listGameEvents",
+            "The log, as a spectator sees it",
+        ),
+        ("Audit", "getGameAudit", "The audit of the log so far"),
+    ] {
+        links.insert(
+            name.to_string(),
+            OperationLink {
+                operation_id,
+                parameters: BTreeMap::from([("path.id", ID.to_string())]),
+                description: description.to_string(),
+            },
+        );
+    }
+    links.insert(
+        "StateAfterDeal".to_string(),
+        OperationLink {
+            operation_id: "getGameState",
+            parameters: BTreeMap::from([
+                ("path.id", ID.to_string()),
+                ("query.at", "$response.body#/version".to_string()),
+            ]),
+            description: "The game just after the deal, as a spectator saw it".to_string(),
+        },
+    );
+    links
+}
+
+fn with_create_links(mut document: Value) -> Value {
+    let created = document.pointer_mut("/paths/~1v1~1games/post/responses/201");
+    if let (Some(Value::Object(created)), Ok(links)) =
+        (created, serde_json::to_value(create_links()))
+    {
+        created.insert("links".into(), links);
+    }
+    document
 }

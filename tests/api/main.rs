@@ -17,6 +17,7 @@ mod bus;
 mod client;
 mod cors;
 mod conventions;
+mod contract;
 mod crash;
 mod deployment;
 mod errors;

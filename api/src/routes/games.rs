@@ -63,12 +63,14 @@ fn view_response(view: GameView) -> HttpResponse {
 }
 
 /// Creates a game and deals. Each seat's token is in the answer, and only there.
-#[utoipa::path(post, path = "/v1/games", tag = "games", request_body = NewGame,
+#[utoipa::path(post, path = "/v1/games", tag = "games", operation_id = "createGame", request_body = NewGame,
     responses(
-        (status = 201, body = CreatedGame, description = "Created; `Location` names the game",
-            headers(("Location" = String, description = "/v1/games/{id}"))),
-        (status = 400, description = "Malformed body or seed", content_type = PROBLEM),
+        (status = 201, body = CreatedGame, description = "Created; `Location` names the game. The links lead to the game as seat 0 and seat 1 see it, and to their moves",
+            headers(("Location" = String, description = "The game: `/v1/games/{id}`"),
+                ("ETag" = String, description = "The game's version, quoted: send it as `If-Match` with the first move"))),
+        (status = 400, description = "Malformed body or seed, or a name with control characters", content_type = PROBLEM),
         (status = 422, description = "Unknown game, wrong number of players or bad options", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering: nothing was created", content_type = PROBLEM),
     ))]
 #[post("/v1/games")]
 pub async fn create(
@@ -114,16 +116,22 @@ fn whole_seconds<'de, D: serde::Deserializer<'de>>(
 ///
 /// To be told when it is your turn, long-poll: send `If-None-Match` with the version you have
 /// and `?wait=60`; the answer comes as soon as anything happens.
-#[utoipa::path(get, path = "/v1/games/{id}", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}", tag = "games", operation_id = "getGame",
     params(("id" = String, Path, description = "Game id"), WaitQuery,
         ("If-None-Match" = Option<String>, Header, description = "A version you already have: 304 if unchanged")),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, body = GameView, headers(("ETag" = String, description = "The version, quoted"))),
-        (status = 304, description = "Unchanged since the version in If-None-Match"),
-        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 200, body = GameView, description = "The game as the token's seat sees it (a spectator's view without a token)",
+            headers(("ETag" = String, description = "The version, quoted"),
+                ("Vary" = String, description = "`Authorization`: each seat sees its own view of one version"),
+                ("Cache-Control" = String, description = "`private`: a view holds one seat's hidden cards"))),
+        (status = 304, description = "Unchanged since the version in If-None-Match",
+            headers(("ETag" = String, description = "The version, quoted"))),
+        (status = 400, description = "Malformed If-None-Match or `wait`", content_type = PROBLEM),
+        (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}")]
 pub async fn show(
@@ -151,23 +159,25 @@ pub async fn show(
 }
 
 /// Makes a move for the token's seat and answers with the seat's new view.
-#[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "games",
+#[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "games", operation_id = "postAction",
     params(("id" = String, Path, description = "Game id"),
-        ("If-Match" = Option<String>, Header, description = "The version the move was decided from: 412 if the game has moved on"),
-        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key and body returns the first answer and records nothing")),
-    request_body(content = Object, description = "One action, as listed in `legal_actions`, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
+        ("If-Match" = Option<String>, Header, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
+        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters. A retry with the same key and body returns the first answer (marked `Idempotent-Replayed: true`) and records nothing")),
+    request_body(content = crate::openapi::AnyAction, description = "One action of the game, as listed in `legal_actions` with every `{\"choose\": k, \"from\": [...]}` replaced by k distinct ids, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
     security(("seat_token" = [])),
     responses(
-        (status = 200, body = GameView, headers(("ETag" = String, description = "The new version, quoted"))),
-        (status = 400, description = "Malformed body or not a move of this game", content_type = PROBLEM),
-        (status = 401, description = "Missing or unknown token", content_type = PROBLEM),
+        (status = 200, body = GameView, description = "The move was recorded (or, with a known Idempotency-Key, had been): the seat's new view with the move's receipt",
+            headers(("ETag" = String, description = "The new version, quoted"),
+                ("Idempotent-Replayed" = String, description = "`true` when this is the stored answer to an earlier request with the same Idempotency-Key"))),
+        (status = 400, description = "Malformed body, If-Match or Idempotency-Key, or not a move of this game", content_type = PROBLEM),
+        (status = 401, description = "Missing, malformed or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
-        (status = 409, description = "Not this seat's move, the game is over, or its log is full (`log-full`)", content_type = PROBLEM),
-        (status = 412, description = "If-Match is not the current version", content_type = PROBLEM),
-        (status = 422, description = "The rules forbid the move (`detail` says which rule), or the Idempotency-Key was used for another move", content_type = PROBLEM),
-        (status = 503, description = "The database is not answering; with `\"outcome\": \"unknown\"` the move may have been recorded: retry with the same Idempotency-Key", content_type = PROBLEM,
-            headers(("Retry-After" = String, description = "Seconds to wait"))),
+        (status = 409, description = "Not this seat's move, the game is over, its log is full (`log-full`), another move was recorded at the same time (`conflict`), or a request with the same Idempotency-Key is still in flight", content_type = PROBLEM),
+        (status = 412, description = "If-Match is not the current version (`current_version` says which is)", content_type = PROBLEM),
+        (status = 422, description = "The rules forbid the move (`rule` says which rule), or the Idempotency-Key was used for another move", content_type = PROBLEM),
+        (status = 428, description = "The server requires If-Match on moves (`--require-preconditions`) and the request has none", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering; with `\"outcome\": \"unknown\"` the move may have been recorded: retry with the same Idempotency-Key", content_type = PROBLEM),
     ))]
 #[post("/v1/games/{id}/actions")]
 pub async fn act(
@@ -233,15 +243,17 @@ pub struct EventsQuery {
 
 /// The log, paged. While the game is in progress each viewer sees only what their seat could
 /// see at the table; once it is over the whole log is public, with the action behind each batch.
-#[utoipa::path(get, path = "/v1/games/{id}/events", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}/events", tag = "games", operation_id = "listGameEvents",
     params(("id" = String, Path, description = "Game id"), EventsQuery),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, body = EventPage),
+        (status = 200, body = EventPage, description = "A page of the log as the caller may see it",
+            headers(("Link" = String, description = "`<…?after=N&limit=M>; rel=\"next\"` while there is a next page (the same as `next_after`)"))),
         (status = 400, description = "Bad paging parameters", content_type = PROBLEM),
-        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/events")]
 pub async fn events(
@@ -289,15 +301,19 @@ pub struct StateQuery {
 }
 
 /// The game as the caller would have seen it just after event `at`.
-#[utoipa::path(get, path = "/v1/games/{id}/state", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}/state", tag = "games", operation_id = "getGameState",
     params(("id" = String, Path, description = "Game id"), StateQuery),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, body = GameView),
+        (status = 200, body = GameView, description = "The game as the caller saw it just after event `at`",
+            headers(("ETag" = String, description = "The version shown (`at`), quoted"),
+                ("Vary" = String, description = "`Authorization`: each seat sees its own view"),
+                ("Cache-Control" = String, description = "`private`: a view holds one seat's hidden cards"))),
         (status = 400, description = "`at` missing or beyond the last event", content_type = PROBLEM),
-        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/state")]
 pub async fn state_at(
@@ -313,11 +329,12 @@ pub async fn state_at(
 
 /// Re-checks the hash chain and replays the log through the engine; once the game is over,
 /// reveals the seed and checks it against the commitment and every shuffle.
-#[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "games", operation_id = "getGameAudit",
     params(("id" = String, Path, description = "Game id")),
     responses(
-        (status = 200, body = AuditReport),
+        (status = 200, body = AuditReport, description = "What the checks found"),
         (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/audit")]
 pub async fn audit(
@@ -331,12 +348,14 @@ pub async fn audit(
 
 /// A finished game as one file (creation record, every event whole, the revealed seed and
 /// salt, the recorded end of the log), for `tools/verify.py FILE` to check with no server.
-#[utoipa::path(get, path = "/v1/games/{id}/file", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}/file", tag = "games", operation_id = "getGameFile",
     params(("id" = String, Path, description = "Game id")),
     responses(
-        (status = 200, body = GameFile),
+        (status = 200, body = GameFile, description = "The finished game as one file",
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"parlour-<id>.json\"`"))),
         (status = 404, description = "No such game", content_type = PROBLEM),
         (status = 409, description = "The game is still being played", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/file")]
 pub async fn file(
@@ -356,11 +375,13 @@ pub async fn file(
 
 /// The public score-sheet, live while the game is played: JSON, or plain text when the
 /// request prefers `text/plain`.
-#[utoipa::path(get, path = "/v1/games/{id}/scorecard", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}/scorecard", tag = "games", operation_id = "getGameScorecard",
     params(("id" = String, Path, description = "Game id")),
     responses(
-        (status = 200, body = ScorecardBody, description = "JSON; or `text/plain` when asked for with Accept"),
+        (status = 200, description = "JSON; or the text alone when Accept asks for `text/plain` and not JSON",
+            content((ScorecardBody = "application/json"), (String = "text/plain"))),
         (status = 404, description = "No such game, or the game keeps no score-sheet", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/scorecard")]
 pub async fn scorecard(
@@ -391,11 +412,12 @@ pub async fn scorecard(
 }
 
 /// A named public export of the game, e.g. `cricsheet` for GOOGLY.
-#[utoipa::path(get, path = "/v1/games/{id}/exports/{format}", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}/exports/{format}", tag = "games", operation_id = "getGameExport",
     params(("id" = String, Path, description = "Game id"), ("format" = String, Path, description = "Export name, e.g. `cricsheet`")),
     responses(
         (status = 200, description = "The export", body = Object),
         (status = 404, description = "No such game or export", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/exports/{format}")]
 pub async fn export(
@@ -414,18 +436,18 @@ const HEARTBEAT: Duration = Duration::from_secs(15);
 /// The caller's view as a stream of server-sent events: one `view` event now and one each time
 /// the game moves (`id:` is the version), a keep-alive comment every 15 s, and the stream ends
 /// after the final view. Use it to be told at once when it is your turn.
-#[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "games",
+#[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "games", operation_id = "streamGame",
     params(("id" = String, Path, description = "Game id")),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, description = "`text/event-stream` of `view` events, each a GameView", content_type = "text/event-stream", body = String),
-        (status = 401, description = "Unknown token", content_type = PROBLEM),
+        (status = 200, description = "Server-sent events: `view` events (see `x-sse-events`) and keep-alive comments, until the view of the finished game",
+            content_type = "text/event-stream", body = String,
+            headers(("Cache-Control" = String, description = "`no-cache`"))),
+        (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
-        (status = 429, description = "This token or client address has too many streams open", content_type = PROBLEM,
-            headers(("Retry-After" = String, description = "Seconds to wait"))),
-        (status = 503, description = "The server holds all the streams it can, or the database is not answering", content_type = PROBLEM,
-            headers(("Retry-After" = String, description = "Seconds to wait"))),
+        (status = 429, description = "Too many requests (rate limit), or this token or client address has too many streams open (`too-many-streams`)", content_type = PROBLEM),
+        (status = 503, description = "The server holds all the streams it can (`at-capacity`), or the database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/stream")]
 pub async fn stream(

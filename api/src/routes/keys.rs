@@ -11,8 +11,9 @@ use crate::receipts::{KeySet, Signer};
 /// A receipt's `key_id` names one of these keys; its signature covers the bytes described in
 /// `docs/receipts.md`. Save the key with your receipts: a key that has been replaced is no
 /// longer listed.
-#[utoipa::path(get, path = "/.well-known/parlour-keys", tag = "receipts", responses(
-    (status = 200, description = "The receipt signing keys", body = KeySet),
+#[utoipa::path(get, path = "/.well-known/parlour-keys", tag = "receipts", operation_id = "getSigningKeys", responses(
+    (status = 200, description = "The receipt signing keys", body = KeySet,
+        headers(("Cache-Control" = String, description = "`public, max-age=300`"))),
 ))]
 #[get("/.well-known/parlour-keys")]
 pub async fn keys(signer: web::Data<Signer>) -> HttpResponse {

@@ -21,13 +21,14 @@ pub struct StatisticsQuery {
 
 /// Statistics over a series of finished games: for GOOGLY, batting and bowling averages per
 /// named player, centuries, hat-tricks and the County Championship table.
-#[utoipa::path(get, path = "/v1/statistics/{game}", tag = "games",
+#[utoipa::path(get, path = "/v1/statistics/{game}", tag = "games", operation_id = "getStatistics",
     params(("game" = String, Path, description = "A game id from the catalogue, e.g. `googly`"), StatisticsQuery),
     responses(
         (status = 200, description = "The statistics", body = Object),
         (status = 400, description = "No game ids, or too many", content_type = "application/problem+json"),
         (status = 404, description = "No such game, or it keeps no statistics", content_type = "application/problem+json"),
         (status = 422, description = "A game is unfinished, of another kind, or listed twice", content_type = "application/problem+json"),
+        (status = 503, description = "The database is not answering", content_type = "application/problem+json"),
     ))]
 #[get("/v1/statistics/{game}")]
 pub async fn statistics(

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The typed-client check CI runs: validates openapi/openapi.json, generates TypeScript types
+# from it, compiles src/play.ts with `tsc --strict`, then runs it against a live server (a GIRL
+# game is created and a legal move made with typed bodies; a refused move fails the check).
+#
+#   bash clients/typescript/check.sh [path/to/parlour]
+#
+# The server binary defaults to $CARGO_TARGET_DIR/debug/parlour (else target/debug/parlour);
+# it runs on a temporary SQLite database and a free port, and is stopped at the end.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+binary="${1:-${CARGO_TARGET_DIR:-$root/target}/debug/parlour}"
+if [ ! -x "$binary" ]; then
+    echo "no parlour binary at $binary: build it (cargo build) or give its path" >&2
+    exit 1
+fi
+for tool in node npm; do
+    if ! command -v "$tool" >/dev/null; then
+        echo "$tool is needed (Node.js 20.19 or later)" >&2
+        exit 1
+    fi
+done
+cd "$here"
+
+# No network but the registry: no telemetry, no update checks.
+export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true NO_UPDATE_NOTIFIER=1
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+echo "-- npm ci"
+npm ci --no-audit --no-fund --loglevel=error
+
+echo "-- the OpenAPI document passes redocly lint (recommended-strict)"
+npx --no-install redocly lint --config redocly.yaml "$root/openapi/openapi.json"
+
+echo "-- TypeScript types generated from it"
+npx --no-install openapi-typescript "$root/openapi/openapi.json" --output src/parlour.d.ts
+
+echo "-- src/play.ts compiles with tsc --strict"
+rm -rf dist
+npx --no-install tsc --strict --project tsconfig.json
+
+echo "-- and plays a move against a live server"
+work="$(mktemp -d)"
+port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+"$binary" --addr "127.0.0.1:$port" --database-url "sqlite://$work/parlour.db" \
+    --signing-key-file "$work/signing.key" >"$work/server.log" 2>&1 &
+server=$!
+stop() {
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap stop EXIT
+ready=""
+for _ in $(seq 1 100); do
+    if ! kill -0 "$server" 2>/dev/null; then
+        break
+    fi
+    if curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
+        ready=yes
+        break
+    fi
+    sleep 0.2
+done
+if [ -z "$ready" ]; then
+    echo "the server did not become ready; its log:" >&2
+    cat "$work/server.log" >&2
+    exit 1
+fi
+if ! node dist/play.js "http://127.0.0.1:$port"; then
+    echo "the typed program failed; the server's log:" >&2
+    tail -n 50 "$work/server.log" >&2
+    exit 1
+fi
+echo "typed client check: passed"

@@ -1,0 +1,762 @@
+//! The OpenAPI document is a contract a generated client can rely on: every operation has its
+//! own id, every error it can answer is a documented problem, every game's own types are in it
+//! and reachable, its examples fit their schemas, and what the server really sends (games
+//! played to the end over HTTP, every answer checked) fits the schema documented for it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use jsonschema::{Draft, Validator};
+use parlour::openapi::{event_data_component, part_component, Part, Variant};
+use parlour_domain::table_events::{TableEvent, TableOutcome};
+use parlour_domain::{catalog, Seat};
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::client::seed_hex;
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// A game long enough to pass through every phase ends well within this.
+const MAX_MOVES: usize = 5_000;
+
+fn document() -> Value {
+    parlour::openapi::spec()
+}
+
+/// Every operation: (path, method, operation).
+fn operations(doc: &Value) -> Vec<(String, String, Value)> {
+    let mut all = Vec::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in METHODS {
+            if let Some(operation) = item.get(method) {
+                all.push((path.clone(), method.to_string(), operation.clone()));
+            }
+        }
+    }
+    all
+}
+
+/// A JSON pointer token (RFC 6901).
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Compiles schemas of the document by JSON pointer, the document itself the root resource,
+/// so every `#/components/...` reference resolves as a client's would.
+struct Schemas {
+    doc: Value,
+    compiled: HashMap<String, Validator>,
+}
+
+impl Schemas {
+    fn new(doc: Value) -> Schemas {
+        Schemas {
+            doc,
+            compiled: HashMap::new(),
+        }
+    }
+
+    fn validator(&mut self, pointer: &str) -> &Validator {
+        if !self.compiled.contains_key(pointer) {
+            assert!(
+                self.doc.pointer(&pointer[1..]).is_some(),
+                "the document has nothing at {pointer}"
+            );
+            let mut root = self.doc.clone();
+            root["$ref"] = json!(uri_fragment(pointer));
+            let validator = jsonschema::options()
+                .with_draft(Draft::Draft202012)
+                .build(&root)
+                .unwrap_or_else(|e| panic!("{pointer} is not a JSON Schema: {e}"));
+            self.compiled.insert(pointer.to_string(), validator);
+        }
+        &self.compiled[pointer]
+    }
+
+    fn check(&mut self, pointer: &str, what: &str, value: &Value) {
+        let errors: Vec<String> = self
+            .validator(pointer)
+            .iter_errors(value)
+            .take(5)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{what} does not fit {pointer}: {errors:?}\n{}",
+            truncated(value)
+        );
+    }
+
+    /// The pointer to the schema an operation documents for `status` (or its `4XX`/`5XX`
+    /// default) and `media`.
+    fn response_schema(&self, operation_id: &str, status: u16, media: &str) -> String {
+        let (path, method, operation) = operations(&self.doc)
+            .into_iter()
+            .find(|(_, _, op)| op["operationId"] == json!(operation_id))
+            .unwrap_or_else(|| panic!("no operation {operation_id}"));
+        let responses = &operation["responses"];
+        let code = status.to_string();
+        let range = format!("{}XX", status / 100);
+        let key = if responses.get(&code).is_some() {
+            code
+        } else {
+            assert!(
+                responses.get(&range).is_some(),
+                "{operation_id} does not document {status}"
+            );
+            range
+        };
+        assert!(
+            responses[&key]["content"].get(media).is_some(),
+            "{operation_id} documents no {media} for {key}"
+        );
+        format!(
+            "#/paths/{}/{method}/responses/{key}/content/{}/schema",
+            escape(&path),
+            escape(media)
+        )
+    }
+
+    /// Checks a real answer against what its operation documents for its status.
+    async fn answer(&mut self, operation_id: &str, res: reqwest::Response) -> (StatusCode, Value) {
+        let status = res.status();
+        let media = res
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let body: Value = res.json().await.unwrap_or(Value::Null);
+        let pointer = self.response_schema(operation_id, status.as_u16(), &media);
+        self.check(
+            &pointer,
+            &format!("{operation_id}'s {status} answer"),
+            &body,
+        );
+        (status, body)
+    }
+}
+
+/// A `#/json/pointer` as a URI fragment: the characters a URI may not hold percent-encoded.
+fn uri_fragment(pointer: &str) -> String {
+    let mut fragment = String::with_capacity(pointer.len());
+    for c in pointer.chars() {
+        match c {
+            '%' | '{' | '}' | ' ' | '"' | '<' | '>' | '^' | '|' | '`' | '\\' => {
+                fragment.push_str(&format!("%{:02X}", c as u32));
+            }
+            c => fragment.push(c),
+        }
+    }
+    fragment
+}
+
+fn truncated(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(2_000) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text,
+    }
+}
+
+/// Every `$ref` in `value`.
+fn refs(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(target)) => found.push(target.clone()),
+                    _ => refs(value, found),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| refs(item, found)),
+        _ => {}
+    }
+}
+
+/// The components reachable from the paths, following references.
+fn reachable_components(doc: &Value) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut pending = Vec::new();
+    refs(&doc["paths"], &mut pending);
+    while let Some(target) = pending.pop() {
+        let name = target
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("a reference outside the schemas: {target}"))
+            .to_string();
+        if seen.insert(name.clone()) {
+            let schema = doc["components"]["schemas"]
+                .get(&name)
+                .unwrap_or_else(|| panic!("{target} points at nothing"));
+            refs(schema, &mut pending);
+        }
+    }
+    seen
+}
+
+fn games() -> Vec<parlour_domain::Description> {
+    catalog::engines()
+        .into_iter()
+        .map(|engine| engine.describe())
+        .collect()
+}
+
+#[test]
+fn every_operation_has_its_own_id() {
+    let doc = document();
+    let mut ids = BTreeMap::new();
+    for (path, method, operation) in operations(&doc) {
+        let id = operation["operationId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{method} {path} has no operationId"))
+            .to_string();
+        if let Some(other) = ids.insert(id.clone(), format!("{method} {path}")) {
+            panic!("{method} {path} and {other} share the operationId {id}");
+        }
+    }
+    assert_eq!(ids.len(), 17, "{ids:?}");
+}
+
+#[test]
+fn every_error_an_operation_can_answer_is_a_documented_problem() {
+    let doc = document();
+    let problem = json!({"$ref": "#/components/schemas/Problem"});
+    for (path, method, operation) in operations(&doc) {
+        let here = format!("{method} {path}");
+        let responses = operation["responses"].as_object().expect("responses");
+        for default in ["4XX", "5XX"] {
+            assert!(responses.contains_key(default), "{here} has no {default}");
+        }
+        for (status, response) in responses {
+            assert!(
+                response["headers"].get("x-request-id").is_some(),
+                "{here} {status} does not document x-request-id"
+            );
+            if !(status.starts_with('4') || status.starts_with('5')) {
+                continue;
+            }
+            let content = response["content"].as_object().expect("content");
+            assert_eq!(
+                content.keys().collect::<Vec<_>>(),
+                ["application/problem+json"],
+                "{here} {status}"
+            );
+            assert_eq!(
+                content["application/problem+json"]["schema"], problem,
+                "{here} {status}"
+            );
+        }
+        let must = |status: &str, why: &str| {
+            assert!(
+                responses.contains_key(status),
+                "{here} lacks {status}: {why}"
+            );
+        };
+        if path.starts_with("/v1/") {
+            must("429", "every /v1 operation is rate limited");
+            for name in [
+                "Retry-After",
+                "RateLimit-Limit",
+                "RateLimit-Remaining",
+                "RateLimit-Reset",
+            ] {
+                assert!(
+                    responses["429"]["headers"].get(name).is_some(),
+                    "{here}'s 429 does not document {name}"
+                );
+            }
+        }
+        if operation.get("requestBody").is_some() {
+            must("413", "it takes a body");
+            must("415", "it takes a JSON body");
+        }
+        if path.starts_with("/v1/games/") || path.starts_with("/v1/statistics/") {
+            must("404", "it names a game");
+            must("503", "it reads the database");
+            assert!(
+                responses["503"]["headers"].get("Retry-After").is_some(),
+                "{here}'s 503 does not say when to retry"
+            );
+        }
+        let takes_token = operation["security"]
+            .as_array()
+            .expect("explicit security")
+            .iter()
+            .any(|requirement| requirement.get("seat_token").is_some());
+        if takes_token {
+            must("401", "it takes a seat token");
+            must("403", "a token may be another game's");
+        }
+    }
+    let act = &doc["paths"]["/v1/games/{id}/actions"]["post"]["responses"];
+    for status in ["409", "412", "422", "428"] {
+        assert!(act.get(status).is_some(), "postAction lacks {status}");
+    }
+    assert!(act["409"]["description"]
+        .as_str()
+        .is_some_and(|d| d.contains("in flight")));
+    assert!(act["200"]["headers"].get("Idempotent-Replayed").is_some());
+    let create = &doc["paths"]["/v1/games"]["post"]["responses"]["201"]["headers"];
+    for name in ["Location", "ETag"] {
+        assert!(create.get(name).is_some(), "createGame's 201 lacks {name}");
+    }
+    for path in ["/v1/games/{id}", "/v1/games/{id}/state"] {
+        let headers = &doc["paths"][path]["get"]["responses"]["200"]["headers"];
+        for name in ["ETag", "Vary", "Cache-Control"] {
+            assert!(headers.get(name).is_some(), "GET {path}'s 200 lacks {name}");
+        }
+    }
+    let events = &doc["paths"]["/v1/games/{id}/events"]["get"]["responses"]["200"]["headers"];
+    assert!(events.get("Link").is_some());
+    assert!(!doc["servers"].as_array().expect("servers").is_empty());
+}
+
+#[test]
+fn every_game_type_is_in_the_document_and_reachable_from_an_operation() {
+    let doc = document();
+    let components = doc["components"]["schemas"].as_object().expect("schemas");
+    let reachable = reachable_components(&doc);
+    let unreached: Vec<&String> = components
+        .keys()
+        .filter(|name| !reachable.contains(*name))
+        .collect();
+    assert!(unreached.is_empty(), "unreachable: {unreached:?}");
+    for game in games() {
+        let mut expected: Vec<String> = Part::ALL
+            .into_iter()
+            .filter(|part| *part != Part::Event)
+            .map(|part| part_component(game.id, part))
+            .collect();
+        expected.push(event_data_component(game.id));
+        expected.extend(Variant::ALL.map(|variant| variant.component(game.id)));
+        for name in expected {
+            assert!(reachable.contains(&name), "{name} is not reachable");
+        }
+        // The links from a created game name seat 0 (and seat 1, where there is one).
+        assert!(game.min_players >= 1, "{} can have no seat", game.id);
+    }
+    // Each union of per-game variants is told apart by `game`, and each variant pins it.
+    for variant in Variant::ALL {
+        let union = &components[variant.union()];
+        assert_eq!(union["discriminator"]["propertyName"], json!("game"));
+        let mapping = union["discriminator"]["mapping"]
+            .as_object()
+            .expect("a mapping");
+        for game in games() {
+            let name = variant.component(game.id);
+            assert_eq!(
+                mapping[game.id],
+                json!(format!("#/components/schemas/{name}"))
+            );
+            assert_eq!(
+                components[&name]["properties"]["game"]["enum"],
+                json!([game.id])
+            );
+        }
+    }
+    // A GIRL view's parts are GIRL's own types, not any object.
+    let girl = &components[&Variant::View.component("girl")]["properties"];
+    assert_eq!(
+        girl["public"]["$ref"],
+        json!("#/components/schemas/GirlPublicView")
+    );
+    assert_eq!(
+        girl["legal_actions"]["items"]["$ref"],
+        json!("#/components/schemas/GirlLegalAction")
+    );
+}
+
+#[test]
+fn every_reference_resolves_and_every_link_names_a_real_operation() {
+    let doc = document();
+    let mut found = Vec::new();
+    refs(&doc, &mut found);
+    for target in found {
+        assert!(
+            doc.pointer(&target[1..]).is_some(),
+            "{target} points at nothing"
+        );
+    }
+    let operations = operations(&doc);
+    let links = doc["paths"]["/v1/games"]["post"]["responses"]["201"]["links"]
+        .as_object()
+        .expect("links from createGame");
+    for name in ["ViewAsSeat0", "MoveAsSeat0", "ViewAsSeat1", "MoveAsSeat1"] {
+        assert!(links.contains_key(name), "no link {name}");
+    }
+    for (name, link) in links {
+        let (_, _, target) = operations
+            .iter()
+            .find(|(_, _, op)| op["operationId"] == link["operationId"])
+            .unwrap_or_else(|| panic!("link {name} names no operation"));
+        for (parameter, _) in link["parameters"].as_object().expect("parameters") {
+            let (place, parameter) = parameter.split_once('.').expect("place.name");
+            let declared = target["parameters"].as_array().is_some_and(|ps| {
+                ps.iter()
+                    .any(|p| p["in"] == json!(place) && p["name"] == json!(parameter))
+            });
+            assert!(
+                declared || (place, parameter) == ("header", "Authorization"),
+                "link {name} sets {place} {parameter}, which its target does not take"
+            );
+        }
+    }
+}
+
+/// Every `example` in the document, with the pointer to the schema it illustrates.
+fn examples(value: &Value, pointer: &str, found: &mut Vec<(String, Value)>) {
+    let Value::Object(map) = value else {
+        if let Value::Array(items) = value {
+            for (i, item) in items.iter().enumerate() {
+                examples(item, &format!("{pointer}/{i}"), found);
+            }
+        }
+        return;
+    };
+    // A media type's example illustrates its schema; a schema's, the schema itself.
+    if let Some(example) = map.get("example") {
+        if map.contains_key("schema") {
+            found.push((format!("{pointer}/schema"), example.clone()));
+        } else if !pointer.contains("/x-") {
+            found.push((pointer.to_string(), example.clone()));
+        }
+    }
+    for (key, value) in map {
+        if key != "example" {
+            examples(value, &format!("{pointer}/{}", escape(key)), found);
+        }
+    }
+}
+
+#[test]
+fn every_example_fits_its_schema() {
+    let doc = document();
+    let mut found = Vec::new();
+    examples(&doc, "#", &mut found);
+    let mut schemas = Schemas::new(doc);
+    let media_examples = found
+        .iter()
+        .filter(|(pointer, _)| pointer.starts_with("#/paths/") && pointer.ends_with("/schema"))
+        .count();
+    // The captured answers and bodies of openapi/examples/, and the stream's.
+    assert!(media_examples >= 9, "{media_examples} examples of bodies");
+    for (pointer, example) in found {
+        if pointer.contains("text~1event-stream") {
+            assert!(example.is_string());
+            continue;
+        }
+        schemas.check(&pointer, "the example", &example);
+    }
+}
+
+#[test]
+fn the_readme_create_body_is_a_valid_new_game() {
+    let readme = include_str!("../../README.md");
+    let bodies: Vec<Value> = readme
+        .split('\'')
+        .filter_map(|quoted| serde_json::from_str::<Value>(quoted).ok())
+        .filter(|body| body.get("game").is_some() && body.get("players").is_some())
+        .collect();
+    assert!(!bodies.is_empty(), "the README creates no game");
+    let mut schemas = Schemas::new(document());
+    for body in bodies {
+        schemas.check(
+            "#/components/schemas/NewGame",
+            "the README's create body",
+            &body,
+        );
+    }
+}
+
+#[test]
+fn the_table_types_are_what_the_domain_writes() {
+    let mut schemas = Schemas::new(document());
+    for outcome in [
+        TableOutcome::Resignation { seat: Seat(1) },
+        TableOutcome::Abandonment {
+            reason: "rain".into(),
+        },
+    ] {
+        let value = serde_json::to_value(&outcome).expect("json");
+        schemas.check(
+            "#/components/schemas/TableResult",
+            "a table outcome",
+            &value,
+        );
+    }
+    for event in [
+        TableEvent::Note { text: "gg".into() },
+        TableEvent::Resigned { seat: Seat(0) },
+        TableEvent::Abandoned {
+            reason: "rain".into(),
+        },
+    ] {
+        let recorded = event.to_recorded();
+        schemas.check(
+            "#/components/schemas/EventData",
+            "a table event's data",
+            &recorded.data,
+        );
+    }
+}
+
+/// Plays one game to the end with random legal moves, checking every answer against the
+/// document: views of every seat and a spectator, each move's answer, the log while the game
+/// is in progress and after, the state at a point, the audit, the file and the documents.
+async fn play_checked(app: &TestApp, schemas: &mut Schemas, game: &str, players: usize, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let names: Vec<Value> = (0..players)
+        .map(|i| json!({"name": format!("Player {i}")}))
+        .collect();
+    let body = json!({"game": game, "players": names, "seed": seed_hex(seed)});
+    let res = app
+        .request(Method::POST, "/v1/games", None, Some(&body))
+        .await;
+    let (status, created) = schemas.answer("createGame", res).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["id"].as_str().expect("id").to_string();
+    let tokens: Vec<String> = created["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["token"].as_str().expect("token").to_string())
+        .collect();
+    let view_path = format!("/v1/games/{id}");
+    let mut moves = 0;
+    loop {
+        let res = app.request(Method::GET, &view_path, None, None).await;
+        let (_, public) = schemas.answer("getGame", res).await;
+        if public["status"] == json!("finished") {
+            break;
+        }
+        let to_act = public["to_act"].as_array().expect("to_act");
+        let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize]
+            .as_u64()
+            .expect("seat") as usize;
+        let res = app
+            .request(Method::GET, &view_path, Some(&tokens[seat]), None)
+            .await;
+        let (_, mine) = schemas.answer("getGame", res).await;
+        let offered = mine["legal_actions"].as_array().expect("legal_actions");
+        let template = &offered[(rng.next_u64() % offered.len() as u64) as usize];
+        let action = parlour_domain::playout::instantiate(template, &mut rng);
+        schemas.check("#/components/schemas/Action", "a move made", &action);
+        let res = app
+            .request(
+                Method::POST,
+                &format!("{view_path}/actions"),
+                Some(&tokens[seat]),
+                Some(&action),
+            )
+            .await;
+        let (status, after) = schemas.answer("postAction", res).await;
+        assert_eq!(status, StatusCode::OK, "{game}: {action} refused: {after}");
+        moves += 1;
+        assert!(
+            moves <= MAX_MOVES,
+            "{game} did not end in {MAX_MOVES} moves"
+        );
+        if moves == 3 {
+            // The log while the game is in progress, with hidden cards taken out.
+            for token in tokens.iter().map(Some).chain([None]) {
+                let res = app
+                    .request(
+                        Method::GET,
+                        &format!("{view_path}/events"),
+                        token.map(String::as_str),
+                        None,
+                    )
+                    .await;
+                schemas.answer("listGameEvents", res).await;
+            }
+            let res = app
+                .request(Method::GET, &format!("{view_path}/file"), None, None)
+                .await;
+            let (status, _) = schemas.answer("getGameFile", res).await;
+            assert_eq!(status, StatusCode::CONFLICT);
+        }
+    }
+    for token in tokens.iter().map(Some).chain([None]) {
+        let token = token.map(String::as_str);
+        let res = app.request(Method::GET, &view_path, token, None).await;
+        schemas.answer("getGame", res).await;
+        let mut after = 0;
+        loop {
+            let path = format!("{view_path}/events?after={after}&limit=1000");
+            let res = app.request(Method::GET, &path, token, None).await;
+            let (status, page) = schemas.answer("listGameEvents", res).await;
+            assert_eq!(status, StatusCode::OK, "{page}");
+            // Once the game is over every event is whole: one of the game's own.
+            for event in page["events"].as_array().expect("events") {
+                schemas.check(
+                    "#/components/schemas/EventData",
+                    "a finished game's event data",
+                    &event["data"],
+                );
+            }
+            match page["next_after"].as_u64() {
+                Some(next) => after = next,
+                None => break,
+            }
+        }
+        let res = app
+            .request(Method::GET, &format!("{view_path}/state?at=1"), token, None)
+            .await;
+        let (status, _) = schemas.answer("getGameState", res).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    for (operation, path) in [
+        ("getGameAudit", format!("{view_path}/audit")),
+        ("getGameFile", format!("{view_path}/file")),
+        ("getGameScorecard", format!("{view_path}/scorecard")),
+        ("getGameExport", format!("{view_path}/exports/cricsheet")),
+    ] {
+        let res = app.request(Method::GET, &path, None, None).await;
+        let (status, body) = schemas.answer(operation, res).await;
+        assert!(
+            status == StatusCode::OK || status == StatusCode::NOT_FOUND,
+            "{operation}: {status} {body}"
+        );
+    }
+}
+
+async fn what_the_server_sends_fits_the_document(app: TestApp) {
+    let mut schemas = Schemas::new(document());
+    for (i, game) in games().iter().enumerate() {
+        let players = game.min_players.max(2);
+        play_checked(&app, &mut schemas, game.id, players, 40 + i as u64).await;
+    }
+    let res = app.request(Method::GET, "/v1/catalog", None, None).await;
+    schemas.answer("listCatalog", res).await;
+    for game in games() {
+        let res = app
+            .request(Method::GET, &format!("/v1/catalog/{}", game.id), None, None)
+            .await;
+        schemas.answer("getCatalogGame", res).await;
+        let path = format!("/v1/catalog/{}/schemas", game.id);
+        let res = app.request(Method::GET, &path, None, None).await;
+        schemas.answer("getCatalogGameSchemas", res).await;
+    }
+    for (operation, path) in [
+        ("getHealth", "/healthz"),
+        ("getReadiness", "/readyz"),
+        ("getSigningKeys", "/.well-known/parlour-keys"),
+    ] {
+        let res = app.request(Method::GET, path, None, None).await;
+        let (status, _) = schemas.answer(operation, res).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+    }
+}
+
+async fn the_problems_the_server_sends_fit_the_document(app: TestApp) {
+    let mut schemas = Schemas::new(document());
+    let no_game = "/v1/games/00000000-0000-0000-0000-000000000000";
+    for (operation, path) in [
+        ("getGame", no_game.to_string()),
+        ("getGameAudit", format!("{no_game}/audit")),
+        ("listGameEvents", format!("{no_game}/events")),
+        ("getCatalogGame", "/v1/catalog/snap".to_string()),
+    ] {
+        let res = app.request(Method::GET, &path, None, None).await;
+        let (status, _) = schemas.answer(operation, res).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let (id, tokens) = app
+        .create_game("girl", 2, Some(&seed_hex(1)), json!({}))
+        .await;
+    let view = format!("/v1/games/{id}");
+    let res = app
+        .request(Method::GET, &view, Some("not-a-token"), None)
+        .await;
+    let (status, _) = schemas.answer("getGame", res).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let res = app
+        .request(
+            Method::GET,
+            &format!("{view}/events?limit=5000"),
+            None,
+            None,
+        )
+        .await;
+    let (status, _) = schemas.answer("listGameEvents", res).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Seat 1 out of turn, then seat 0 with a move of no kind.
+    let actions = format!("{view}/actions");
+    let turn_up = json!({"type": "turn_up"});
+    let res = app
+        .request(Method::POST, &actions, Some(&tokens[1]), Some(&turn_up))
+        .await;
+    let (status, _) = schemas.answer("postAction", res).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    let cheat = json!({"type": "cheat"});
+    let res = app
+        .request(Method::POST, &actions, Some(&tokens[0]), Some(&cheat))
+        .await;
+    let (status, _) = schemas.answer("postAction", res).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let body = json!({"game": "snap", "players": [{"name": "Ann"}, {"name": "Bea"}]});
+    let res = app
+        .request(Method::POST, "/v1/games", None, Some(&body))
+        .await;
+    let (status, _) = schemas.answer("createGame", res).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+/// What the document refuses, the server refuses too: a client that checks its bodies
+/// against the document sends nothing the server turns away for its shape.
+async fn bodies_the_document_refuses_the_server_refuses(app: TestApp) {
+    let mut schemas = Schemas::new(document());
+    let ann = json!({"name": "Ann"});
+    let bad_bodies = [
+        json!({"game": "girl", "players": [ann, {"name": "Bea"}], "seed": "not hex"}),
+        json!({"game": "girl", "players": [ann, {"name": "B\u{7}ea"}]}),
+        json!({"game": "girl", "players": [ann, {"name": "   "}]}),
+        json!({"game": "girl", "players": [ann, {"name": "B".repeat(65)}]}),
+    ];
+    for body in bad_bodies {
+        assert!(
+            !schemas
+                .validator("#/components/schemas/NewGame")
+                .is_valid(&body),
+            "the document admits {body}"
+        );
+        let res = app
+            .request(Method::POST, "/v1/games", None, Some(&body))
+            .await;
+        let (status, problem) = schemas.answer("createGame", res).await;
+        assert!(
+            status.is_client_error(),
+            "{body} answered {status}: {problem}"
+        );
+    }
+    let (id, tokens) = app
+        .create_game("girl", 2, Some(&seed_hex(2)), json!({}))
+        .await;
+    let padded = json!({"type": "turn_up", "note": "x".repeat(1_000)});
+    assert!(!schemas
+        .validator("#/components/schemas/Action")
+        .is_valid(&padded));
+    let actions = format!("/v1/games/{id}/actions");
+    let res = app
+        .request(Method::POST, &actions, Some(&tokens[0]), Some(&padded))
+        .await;
+    let (status, problem) = schemas.answer("postAction", res).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
+}
+
+on_both_backends!(
+    what_the_server_sends_fits_the_document,
+    the_problems_the_server_sends_fit_the_document,
+    bodies_the_document_refuses_the_server_refuses,
+);
