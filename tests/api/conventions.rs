@@ -374,6 +374,10 @@ impl FeedStore for HeldAppend {
     async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
         self.inner.listen().await
     }
+
+    async fn announce(&self) -> Result<(), StoreError> {
+        self.inner.announce().await
+    }
 }
 
 #[async_trait]

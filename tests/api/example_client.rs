@@ -9,7 +9,13 @@ use crate::helpers::{spawn_app, Backend};
 async fn the_example_client_plays_every_game_to_a_clean_audit() {
     let app = spawn_app(Backend::Sqlite).await;
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tools/play.py");
-    for game in ["girl", "car", "british-birds", "history-of-england", "googly"] {
+    for game in [
+        "girl",
+        "car",
+        "british-birds",
+        "history-of-england",
+        "googly",
+    ] {
         let run = Command::new("python3")
             .args([script, "--server", &app.address, "--game", game])
             .output()

@@ -209,8 +209,7 @@ async fn with_no_postgres_anywhere_the_tests_fail_saying_what_was_tried() {
         Err("no Docker engine".to_string())
     })
     .await
-    .err()
-    .expect("no Postgres is found");
+    .expect_err("no Postgres is found");
     let message = tried.to_string();
     assert!(message.contains("DATABASE_URL names none"), "{message}");
     assert!(message.contains("127.0.0.1:1"), "{message}");

@@ -64,23 +64,19 @@ pub fn game_id(raw: &str) -> Result<Uuid, ApiError> {
 pub fn methods_at(pattern: &str) -> Vec<String> {
     static METHODS: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
     let table = METHODS.get_or_init(|| {
-        crate::openapi::spec()
-            .paths
-            .paths
-            .into_iter()
+        let document = crate::openapi::spec();
+        let Some(paths) = document.get("paths").and_then(|paths| paths.as_object()) else {
+            return HashMap::new();
+        };
+        paths
+            .iter()
             .map(|(path, item)| {
-                let methods = [
-                    ("GET", item.get.is_some()),
-                    ("POST", item.post.is_some()),
-                    ("PUT", item.put.is_some()),
-                    ("PATCH", item.patch.is_some()),
-                    ("DELETE", item.delete.is_some()),
-                ]
-                .into_iter()
-                .filter(|(_, present)| *present)
-                .map(|(method, _)| method.to_string())
-                .collect();
-                (path, methods)
+                let methods = ["get", "post", "put", "patch", "delete"]
+                    .into_iter()
+                    .filter(|method| item.get(*method).is_some())
+                    .map(str::to_uppercase)
+                    .collect();
+                (path.clone(), methods)
             })
             .collect()
     });
