@@ -21,13 +21,11 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use crate::helpers::{assert_problem, fresh_database, spawn_app_with, Backend, TestApp};
+use crate::helpers::{assert_problem, fresh_database, spawn_app_with, Backend, Guard, TestApp};
 
 /// A seed whose first card turned up is a HEROINE: after `turn_up` both seats must lay, and
 /// the same `turn_up` again is against the rules.
 const SEED: &str = "4242424242424242424242424242424242424242424242424242424242424242";
-
-type Guard = Option<Arc<dyn std::any::Any + Send + Sync>>;
 
 fn header<'a>(res: &'a Response, name: &str) -> Option<&'a str> {
     res.headers().get(name).and_then(|v| v.to_str().ok())
@@ -374,7 +372,6 @@ impl FeedStore for HeldAppend {
     async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
         self.inner.listen().await
     }
-
     async fn announce(&self) -> Result<(), StoreError> {
         self.inner.announce().await
     }
