@@ -209,7 +209,13 @@ async fn app_behind_proxy() -> (TestApp, Proxy) {
         .find(SocketAddr::is_ipv4)
         .expect("an IPv4 address for Postgres");
     let proxy = Proxy::start(upstream).await;
-    let proxied = format!("{scheme}://{user}{}/{path}", proxy.address);
+    // Plaintext through the proxy: it recognises an INSERT's answer on the wire to lose it,
+    // which it cannot do once the server and Postgres speak TLS (`prefer`, the default).
+    let separator = if path.contains('?') { '&' } else { '?' };
+    let proxied = format!(
+        "{scheme}://{user}{}/{path}{separator}sslmode=disable",
+        proxy.address
+    );
     (spawn_app_on(&proxied, guard).await, proxy)
 }
 
