@@ -63,6 +63,18 @@ pub fn init_with(format: LogFormat) {
     };
 }
 
+/// Installs the global subscriber for tests once: lines go through the test harness's capture
+/// (shown only for a test that fails) instead of flooding the run's output with access logs.
+pub fn init_for_tests() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(false)
+        .with_test_writer()
+        .try_init();
+}
+
 /// The span every request's log lines are written in: its id, method, (bounded) target, and
 /// its trace when it has one. It also records the request's context for the answer.
 pub struct RequestSpan;

@@ -40,7 +40,7 @@ struct Instance {
 }
 
 async fn start(url: &str, settings: Settings, hooks: Hooks) -> Instance {
-    parlour::telemetry::init();
+    parlour::telemetry::init_for_tests();
     let store = store::connect_with(url, &settings.db).await.expect("store");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let app = Application::serve_with_hooks(

@@ -234,7 +234,7 @@ pub async fn spawn_app_on(url: &str, guard: Guard) -> TestApp {
 
 /// Starts a server on an existing database with these settings.
 pub async fn spawn_app_with(url: &str, guard: Guard, settings: Settings) -> TestApp {
-    parlour::telemetry::init();
+    parlour::telemetry::init_for_tests();
     let store = store::connect_with(url, &settings.db)
         .await
         .expect("open the store");

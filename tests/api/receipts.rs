@@ -62,7 +62,7 @@ async fn serve(
     String,
     Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 ) {
-    parlour::telemetry::init();
+    parlour::telemetry::init_for_tests();
     let (url, guard) = fresh_database(backend).await;
     let store = parlour::store::connect(&url).await.expect("open the store");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
