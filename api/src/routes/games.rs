@@ -118,7 +118,7 @@ fn whole_seconds<'de, D: serde::Deserializer<'de>>(
 /// and `?wait=60`; the answer comes as soon as anything happens.
 #[utoipa::path(get, path = "/v1/games/{id}", tag = "games", operation_id = "getGame",
     params(("id" = String, Path, description = "Game id"), WaitQuery,
-        ("If-None-Match" = Option<String>, Header, description = "A version you already have: 304 if unchanged")),
+        ("If-None-Match" = Option<String>, Header, pattern = r#"^(W/)?"[0-9]{1,19}"$"#, description = "A version you already have, quoted as in the ETag (`\"12\"`): 304 if unchanged")),
     security((), ("seat_token" = [])),
     responses(
         (status = 200, body = GameView, description = "The game as the token's seat sees it (a spectator's view without a token)",
@@ -161,7 +161,7 @@ pub async fn show(
 /// Makes a move for the token's seat and answers with the seat's new view.
 #[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "games", operation_id = "postAction",
     params(("id" = String, Path, description = "Game id"),
-        ("If-Match" = Option<String>, Header, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
+        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"[0-9]{1,19}"$"#, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
         ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters. A retry with the same key and body returns the first answer (marked `Idempotent-Replayed: true`) and records nothing")),
     request_body(content = crate::openapi::AnyAction, description = "One action of the game, as listed in `legal_actions` with every `{\"choose\": k, \"from\": [...]}` replaced by k distinct ids, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
     security(("seat_token" = [])),

@@ -16,6 +16,7 @@ const MAX_GAMES: usize = 500;
 #[serde(deny_unknown_fields)]
 pub struct StatisticsQuery {
     /// Comma-separated ids of finished games of this kind (a series of matches).
+    #[param(pattern = "^[0-9a-fA-F-]{36}(,[0-9a-fA-F-]{36}){0,499}$")]
     pub games: String,
 }
 
