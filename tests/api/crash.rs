@@ -14,6 +14,21 @@ use serde_json::{json, Value};
 
 use crate::helpers::{fresh_database, Backend};
 
+/// Whether the server at `address` answers `/readyz` with 200 within ten seconds (a bound on
+/// how long a broken start hangs a test, not a claim about speed).
+pub(crate) async fn ready_soon(address: &str) -> bool {
+    let client = Client::new();
+    for _ in 0..200 {
+        if let Ok(res) = client.get(format!("{address}/readyz")).send().await {
+            if res.status() == StatusCode::OK {
+                return true;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
 pub(crate) struct Server {
     child: Child,
     pub(crate) address: String,
@@ -46,21 +61,11 @@ impl Server {
             address: format!("http://{address}"),
             _key_dir: key_dir,
         };
-        let client = Client::new();
-        for _ in 0..200 {
-            if let Ok(res) = client
-                .get(format!("{}/readyz", server.address))
-                .send()
-                .await
-            {
-                if res.status() == StatusCode::OK {
-                    return server;
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        if !ready_soon(&server.address).await {
+            server.kill();
+            panic!("parlour did not become ready");
         }
-        server.kill();
-        panic!("parlour did not become ready");
+        server
     }
 
     pub(crate) fn kill(mut self) {

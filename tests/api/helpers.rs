@@ -97,22 +97,13 @@ where
     if let Some(url) = named.filter(|url| url.starts_with("postgres")) {
         return Ok((url, None));
     }
-    static LOCAL: tokio::sync::OnceCell<Option<String>> = tokio::sync::OnceCell::const_new();
-    let probe = || async {
-        for url in local {
-            if answers(url).await {
-                return Some((*url).to_string());
-            }
+    let mut found = None;
+    for url in local {
+        if answers(url).await {
+            found = Some((*url).to_string());
+            break;
         }
-        None
-    };
-    // The default places are probed once per test binary; other lists (the test of this
-    // search) every time.
-    let found = if local == LOCAL_POSTGRES {
-        LOCAL.get_or_init(probe).await.clone()
-    } else {
-        probe().await
-    };
+    }
     if let Some(url) = found {
         return Ok((url, None));
     }

@@ -126,20 +126,11 @@ impl LoggingServer {
             lines,
             _dir: dir,
         };
-        let client = Client::new();
-        for _ in 0..200 {
-            if let Ok(res) = client
-                .get(format!("{}/readyz", server.address))
-                .send()
-                .await
-            {
-                if res.status() == StatusCode::OK {
-                    return server;
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("parlour did not become ready");
+        assert!(
+            crate::crash::ready_soon(&server.address).await,
+            "parlour did not become ready"
+        );
+        server
     }
 
     /// Lines written until one satisfies `wanted` (which is returned last); fails if none
