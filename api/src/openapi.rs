@@ -48,7 +48,36 @@ pub const REQUEST_ID: &str = "x-request-id";
 pub fn spec() -> Value {
     // utoipa's document is plain data with string keys, which always serialises.
     let document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
-    with_create_links(with_published_schemas(document))
+    with_create_links(without_null_parameters(with_published_schemas(document)))
+}
+
+/// A header or query parameter is either sent or left out: the wire has no `null` for it. utoipa
+/// types an `Option` parameter as `["string", "null"]`, which tells a client (and a fuzzer) that
+/// a null may be sent; leaving the parameter optional (`required: false`) is what `Option` means.
+fn without_null_parameters(mut document: Value) -> Value {
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
+        return document;
+    };
+    let parameters = paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(|operation| operation.get_mut("parameters"))
+        .filter_map(Value::as_array_mut)
+        .flatten();
+    for parameter in parameters {
+        let Some(Value::Array(types)) = parameter.pointer_mut("/schema/type") else {
+            continue;
+        };
+        types.retain(|kind| kind != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            if let Some(schema) = parameter.get_mut("schema").and_then(Value::as_object_mut) {
+                schema.insert("type".into(), only);
+            }
+        }
+    }
+    document
 }
 
 /// The API document as utoipa derives it, with the typed modifiers applied.

@@ -229,6 +229,27 @@ fn every_operation_has_its_own_id() {
 }
 
 #[test]
+fn an_optional_parameter_is_left_out_never_sent_as_null() {
+    let doc = document();
+    let mut optional = 0;
+    for (path, method, operation) in operations(&doc) {
+        for parameter in operation["parameters"].as_array().into_iter().flatten() {
+            let name = &parameter["name"];
+            assert!(
+                !parameter["schema"].to_string().contains("\"null\""),
+                "{method} {path}: parameter {name} admits null: {}",
+                parameter["schema"]
+            );
+            if parameter["required"] != json!(true) {
+                optional += 1;
+            }
+        }
+    }
+    // wait, If-None-Match, If-Match, Idempotency-Key, after, limit, at, ...: still optional.
+    assert!(optional >= 6, "only {optional} optional parameters");
+}
+
+#[test]
 fn every_error_an_operation_can_answer_is_a_documented_problem() {
     let doc = document();
     let problem = json!({"$ref": "#/components/schemas/Problem"});

@@ -14,6 +14,7 @@ use utoipa::openapi::RefOr;
 use utoipa::{Modify, PartialSchema, ToSchema};
 
 use super::{described_games, null, reference, string};
+use crate::service::text::MAX_STRING_CHARS;
 
 /// The parts of a game the domain publishes a JSON Schema of: each is one component per game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -431,8 +432,11 @@ pub(super) fn with_published_schemas(mut document: Value) -> Value {
         let id = engine.describe().id;
         let published = engine.schemas();
         for part in Part::ALL {
-            let schema =
-                add_definitions(components, &reserved, id, part, part.published(&published));
+            let schema = match part {
+                Part::Options | Part::Action => gated(part.published(&published)),
+                _ => part.published(&published).clone(),
+            };
+            let schema = add_definitions(components, &reserved, id, part, &schema);
             match part {
                 Part::Event => {
                     components.insert(event_data_component(id), event_data(&schema));
@@ -447,6 +451,53 @@ pub(super) fn with_published_schemas(mut document: Value) -> Value {
         }
     }
     document
+}
+
+/// What `service::text` lets through in a string of options or an action, as a pattern: no
+/// control character.
+const GATED_TEXT: &str = r"^[^\x00-\x1F\x7F-\x9F]*$";
+
+/// `schema` (options or an action, and its definitions) saying what the server's text gate
+/// says of every string and field name in such a body before a game reads it: at most
+/// `MAX_STRING_CHARS` characters, no control character. A string the game already pins down
+/// (an enum, a constant, its own pattern) is left as the game gives it.
+fn gated(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    gate(&mut schema);
+    schema
+}
+
+fn gate(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            let is_string = match object.get("type") {
+                Some(Value::String(kind)) => kind == "string",
+                Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "string"),
+                _ => false,
+            };
+            let pinned = ["enum", "const", "pattern"]
+                .iter()
+                .any(|key| object.contains_key(*key));
+            if is_string && !pinned {
+                object.insert("pattern".into(), Value::String(GATED_TEXT.into()));
+                let longest = object
+                    .get("maxLength")
+                    .and_then(Value::as_u64)
+                    .map_or(MAX_STRING_CHARS as u64, |max| {
+                        max.min(MAX_STRING_CHARS as u64)
+                    });
+                object.insert("maxLength".into(), Value::from(longest));
+            }
+            if matches!(object.get("additionalProperties"), Some(Value::Object(_))) {
+                object.entry("propertyNames").or_insert_with(
+                    || serde_json::json!({"pattern": GATED_TEXT, "maxLength": MAX_STRING_CHARS}),
+                );
+            }
+            object.values_mut().for_each(gate);
+        }
+        Value::Array(items) => items.iter_mut().for_each(gate),
+        _ => {}
+    }
 }
 
 /// An action schema whose variants admit no field they do not name: the server refuses a move
