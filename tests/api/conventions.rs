@@ -190,6 +190,23 @@ async fn a_move_answered_from_its_idempotency_key_is_marked_as_replayed(app: Tes
     assert_eq!(retry.json::<Value>().await.unwrap(), first);
 }
 
+async fn an_idempotency_key_is_1_to_255_printable_characters_and_nothing_else(app: TestApp) {
+    let (id, tokens) = girl(&app).await;
+    let before = version(&app, &id).await;
+    let turn_up = json!({"type": "turn_up"});
+    let too_long = "k".repeat(256);
+    for bad in ["a\tb", too_long.as_str()] {
+        let res = send_move(&app, &id, &tokens[0], &turn_up, Some(bad)).await;
+        assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
+        assert_eq!(version(&app, &id).await, before, "{bad:?} changed nothing");
+    }
+    let longest = "k".repeat(255);
+    let res = send_move(&app, &id, &tokens[0], &turn_up, Some(&longest)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = send_move(&app, &id, &tokens[0], &turn_up, Some(&longest)).await;
+    assert_eq!(header(&res, "idempotent-replayed"), Some("true"));
+}
+
 /// A server on a fresh database whose service tells the time by `clock`.
 async fn spawn_with_clock(
     backend: Backend,
@@ -523,6 +540,7 @@ crate::on_both_backends!(
     every_answer_that_depends_on_the_token_varies_by_it_and_is_private,
     a_page_of_the_log_links_to_the_next_page_until_the_last,
     a_move_answered_from_its_idempotency_key_is_marked_as_replayed,
+    an_idempotency_key_is_1_to_255_printable_characters_and_nothing_else,
 );
 
 /// Tests that build their own server (a clock, a store that holds appends, settings), once

@@ -262,6 +262,76 @@ async fn a_stale_if_match_is_412(app: TestApp) {
     assert_eq!(res.status(), StatusCode::OK);
 }
 
+async fn an_empty_if_match_names_no_version_and_a_malformed_one_is_400(app: TestApp) {
+    let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
+    let (to_act, _) = seats(&app, &id).await;
+    let before = version(&app, &id).await;
+    let action = first_legal(&app, &id, &tokens[to_act]).await;
+    let url = format!("{}/v1/games/{id}/actions", app.address);
+    let send = |if_match: &'static str| {
+        app.client
+            .post(&url)
+            .bearer_auth(&tokens[to_act])
+            .header("If-Match", if_match)
+            .json(&action)
+            .send()
+    };
+    for malformed in [
+        "twelve",
+        "\"\"",
+        "W/",
+        "\"-1\"",
+        "1",
+        "\"1",
+        "1\"",
+        "\"\"1\"\"",
+    ] {
+        assert_problem(
+            send(malformed).await.unwrap(),
+            StatusCode::BAD_REQUEST,
+            "malformed-request",
+        )
+        .await;
+        assert_eq!(
+            version(&app, &id).await,
+            before,
+            "{malformed} changed nothing"
+        );
+    }
+    let not_ascii = app
+        .client
+        .post(&url)
+        .bearer_auth(&tokens[to_act])
+        .header(
+            "If-Match",
+            reqwest::header::HeaderValue::from_bytes(b"\"1\xc2\x84\"").unwrap(),
+        )
+        .json(&action)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(not_ascii, StatusCode::BAD_REQUEST, "malformed-request").await;
+    let res = send("").await.unwrap();
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "an empty If-Match is no precondition"
+    );
+    assert!(version(&app, &id).await > before);
+    let res = app
+        .client
+        .get(format!("{}/v1/games/{id}", app.address))
+        .header("If-None-Match", "")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "an empty If-None-Match asks for the view"
+    );
+}
+
 /// Plays legal moves until some seat is offered a choice of cards, then offers a card from
 /// outside that choice.
 async fn forbidden_moves_are_422(app: TestApp) {
@@ -488,6 +558,7 @@ on_both_backends!(
     missing_games_are_404,
     moves_out_of_turn_are_409,
     a_stale_if_match_is_412,
+    an_empty_if_match_names_no_version_and_a_malformed_one_is_400,
     forbidden_moves_are_422,
     bad_setups_are_422,
     an_idempotency_key_replays_the_first_answer_and_refuses_another_move,

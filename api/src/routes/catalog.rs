@@ -27,7 +27,7 @@ pub async fn list(service: web::Data<Parlour>) -> HttpResponse {
 
 /// One game's entry and every card, each with a stable id, so a client can draw them.
 #[utoipa::path(get, path = "/v1/catalog/{game}", tag = "catalog", operation_id = "getCatalogGame",
-    params(("game" = String, Path, description = "A game id, e.g. `girl`")),
+    params(("game" = String, Path, example = "girl", description = "A game id, e.g. `girl`")),
     responses(
         (status = 200, body = CatalogGame, description = "The game's entry and its cards"),
         (status = 404, description = "No such game in the catalogue", content_type = "application/problem+json"),
@@ -52,7 +52,7 @@ pub async fn show(
 /// and events, so a client, a bot or a generated SDK sees the game's real types. Pure facts
 /// about the rules: no game or database is read.
 #[utoipa::path(get, path = "/v1/catalog/{game}/schemas", tag = "catalog", operation_id = "getCatalogGameSchemas",
-    params(("game" = String, Path, description = "A game id, e.g. `girl`")),
+    params(("game" = String, Path, example = "girl", description = "A game id, e.g. `girl`")),
     responses(
         (status = 200, body = GameSchemas, description = "The game's JSON Schemas (the same as this document's `<Game>…` components)"),
         (status = 404, description = "No such game in the catalogue", content_type = "application/problem+json"),

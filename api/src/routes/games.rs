@@ -24,19 +24,40 @@ fn etag(version: u64) -> (header::HeaderName, String) {
     (header::ETAG, format!("\"{version}\""))
 }
 
-/// Reads a version from `If-Match` / `If-None-Match`: `"12"`, `W/"12"` or `12`.
+/// Reads a version from `If-Match` / `If-None-Match`: an entity tag as the `ETag` gives it,
+/// `"12"`, or weak, `W/"12"` (RFC 9110 §8.8.3: the quotes are part of the tag). An empty field
+/// is an empty list of entity tags (RFC 9110 §5.6.1: a list may have no element), which names
+/// no version: the same as no header.
 fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<u64>, ApiError> {
     let Some(value) = req.headers().get(&name) else {
         return Ok(None);
     };
-    let text = value.to_str().unwrap_or_default().trim();
-    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
-    text.parse::<u64>().map(Some).map_err(|_| {
+    let malformed = || {
         ApiError::new(
             Problem::MalformedRequest,
             format!("{name} must be a game version in quotes, like \"12\""),
         )
-    })
+    };
+    let text = value.to_str().map_err(|_| malformed())?.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let tag = text.strip_prefix("W/").unwrap_or(text);
+    let digits = tag
+        .strip_prefix('"')
+        .and_then(|tag| tag.strip_suffix('"'))
+        .filter(|digits| (1..=19).contains(&digits.len()))
+        .filter(|digits| digits.bytes().all(|b| b.is_ascii_digit()));
+    digits
+        .and_then(|digits| digits.parse::<u64>().ok())
+        .map(Some)
+        .ok_or_else(malformed)
+}
+
+/// 1 to 255 printable ASCII characters (a space, never a tab; HTTP trims the ends), as the
+/// document's pattern says.
+fn is_idempotency_key(key: &str) -> bool {
+    (1..=255).contains(&key.len()) && key.bytes().all(|b| (b' '..=b'~').contains(&b))
 }
 
 /// What every answer whose body depends on the bearer token carries: a shared cache must not
@@ -94,8 +115,22 @@ pub struct WaitQuery {
     /// past that version before answering (long-poll); the longest wait is 60 seconds, and a
     /// larger number counts as 60. Answers 304 if it did not.
     #[serde(default, deserialize_with = "whole_seconds")]
-    #[param(value_type = Option<u64>, minimum = 0)]
+    #[param(schema_with = any_whole_number)]
     pub wait: Option<u64>,
+}
+
+/// `wait`'s schema: a whole number of any size, not an `int64`, since the server takes any
+/// whole number and cuts it to the longest wait.
+fn any_whole_number() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .minimum(Some(0))
+        .description(Some(
+            "With `If-None-Match: \"<version>\"`: wait up to this many seconds for the game to \
+             move past that version before answering (long-poll); the longest wait is 60 \
+             seconds, and a larger number counts as 60. Answers 304 if it did not.",
+        ))
+        .build()
 }
 
 /// A whole number of seconds of any size (a number too large for 64 bits is simply very long,
@@ -118,7 +153,7 @@ fn whole_seconds<'de, D: serde::Deserializer<'de>>(
 /// and `?wait=60`; the answer comes as soon as anything happens.
 #[utoipa::path(get, path = "/v1/games/{id}", tag = "games", operation_id = "getGame",
     params(("id" = String, Path, description = "Game id"), WaitQuery,
-        ("If-None-Match" = Option<String>, Header, pattern = r#"^(W/)?"[0-9]{1,19}"$"#, description = "A version you already have, quoted as in the ETag (`\"12\"`): 304 if unchanged")),
+        ("If-None-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "A version you already have, quoted as in the ETag (`\"12\"`): 304 if unchanged")),
     security((), ("seat_token" = [])),
     responses(
         (status = 200, body = GameView, description = "The game as the token's seat sees it (a spectator's view without a token)",
@@ -161,8 +196,8 @@ pub async fn show(
 /// Makes a move for the token's seat and answers with the seat's new view.
 #[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "games", operation_id = "postAction",
     params(("id" = String, Path, description = "Game id"),
-        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"[0-9]{1,19}"$"#, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
-        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters. A retry with the same key and body returns the first answer (marked `Idempotent-Replayed: true`) and records nothing")),
+        ("If-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = r"^[!-~]([ -~]{0,253}[!-~])?$", description = "1 to 255 visible ASCII characters (spaces only inside). A retry with the same key and body returns the first answer (marked `Idempotent-Replayed: true`) and records nothing")),
     request_body(content = crate::openapi::AnyAction, description = "One action of the game, as listed in `legal_actions` with every `{\"choose\": k, \"from\": [...]}` replaced by k distinct ids, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
     security(("seat_token" = [])),
     responses(
@@ -198,7 +233,7 @@ pub async fn act(
     let idempotency_key = match req.headers().get("Idempotency-Key") {
         None => None,
         Some(value) => match value.to_str() {
-            Ok(key) if !key.is_empty() && key.len() <= 255 => Some(key.to_string()),
+            Ok(key) if is_idempotency_key(key) => Some(key.to_string()),
             _ => {
                 return Err(ApiError::new(
                     Problem::MalformedRequest,
@@ -413,7 +448,7 @@ pub async fn scorecard(
 
 /// A named public export of the game, e.g. `cricsheet` for GOOGLY.
 #[utoipa::path(get, path = "/v1/games/{id}/exports/{format}", tag = "games", operation_id = "getGameExport",
-    params(("id" = String, Path, description = "Game id"), ("format" = String, Path, description = "Export name, e.g. `cricsheet`")),
+    params(("id" = String, Path, description = "Game id"), ("format" = String, Path, example = "cricsheet", description = "Export name, e.g. `cricsheet`")),
     responses(
         (status = 200, description = "The export", body = Object),
         (status = 404, description = "No such game or export", content_type = PROBLEM),
