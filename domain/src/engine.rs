@@ -400,19 +400,64 @@ pub fn parse_strictly<T: Serialize + serde::de::DeserializeOwned>(
 ) -> Result<(T, Value), String> {
     let typed: T = serde_json::from_value(input.clone()).map_err(|e| e.to_string())?;
     let canonical = serde_json::to_value(&typed).map_err(|e| e.to_string())?;
-    said_back(input, &canonical, &mut String::new())?;
+    let mut nulls = Vec::new();
+    said_back(
+        input,
+        &canonical,
+        &mut String::new(),
+        &mut Vec::new(),
+        &mut nulls,
+    )?;
+    for (pointer, shown) in nulls {
+        if !is_known_field::<T>(input, &pointer) {
+            return Err(format!("unknown field `{shown}`"));
+        }
+    }
     Ok((typed, canonical))
 }
 
+/// Whether the field at `pointer` (given as `null`, and left out of the typed value) is one
+/// the type has, rather than one serde skipped over. A skipped field takes any value; a field
+/// of the type refuses at least one of these, whatever its type (every field is typed: no
+/// game takes free-form JSON).
+fn is_known_field<T: serde::de::DeserializeOwned>(input: &Value, pointer: &str) -> bool {
+    let probes = [
+        Value::Bool(true),
+        Value::String(String::new()),
+        Value::Array(Vec::new()),
+        Value::Object(serde_json::Map::new()),
+    ];
+    probes.into_iter().any(|probe| {
+        let mut probed = input.clone();
+        if let Some(field) = probed.pointer_mut(pointer) {
+            *field = probe;
+        }
+        serde_json::from_value::<T>(probed).is_err()
+    })
+}
+
 /// Checks that every part of `input` appears, unchanged, in `canonical`. A `null` may stand
-/// for a field the typed value leaves out (an optional field not given).
-fn said_back(input: &Value, canonical: &Value, path: &mut String) -> Result<(), String> {
+/// for an optional field the typed value leaves out: each such field is pushed to `nulls` (as
+/// a JSON pointer and as shown in a refusal), for the caller to check that the type has it.
+fn said_back(
+    input: &Value,
+    canonical: &Value,
+    path: &mut String,
+    pointer: &mut Vec<String>,
+    nulls: &mut Vec<(String, String)>,
+) -> Result<(), String> {
     let at = |path: &str| {
         if path.is_empty() {
             "the body".to_string()
         } else {
             format!("`{path}`")
         }
+    };
+    let json_pointer = |pointer: &[String]| {
+        pointer
+            .iter()
+            .map(|part| format!("/{}", part.replace('~', "~0").replace('/', "~1")))
+            .collect::<String>()
     };
     match (input, canonical) {
         (Value::Object(given), Value::Object(kept)) => {
@@ -422,11 +467,13 @@ fn said_back(input: &Value, canonical: &Value, path: &mut String) -> Result<(), 
                     path.push('.');
                 }
                 path.push_str(key);
+                pointer.push(key.clone());
                 match kept.get(key) {
-                    Some(kept) => said_back(value, kept, path)?,
-                    None if value.is_null() => {}
+                    Some(kept) => said_back(value, kept, path, pointer, nulls)?,
+                    None if value.is_null() => nulls.push((json_pointer(pointer), path.clone())),
                     None => return Err(format!("unknown field {}", at(path))),
                 }
+                pointer.pop();
                 path.truncate(len);
             }
             Ok(())
@@ -435,7 +482,9 @@ fn said_back(input: &Value, canonical: &Value, path: &mut String) -> Result<(), 
             for (i, (value, kept)) in given.iter().zip(kept).enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                said_back(value, kept, path)?;
+                pointer.push(i.to_string());
+                said_back(value, kept, path, pointer, nulls)?;
+                pointer.pop();
                 path.truncate(len);
             }
             Ok(())
@@ -630,5 +679,23 @@ mod tests {
         let (_, canonical) =
             parse_strictly::<Move>(&json!({"type": "lay", "cards": ["a"], "show": null})).unwrap();
         assert_eq!(canonical, json!({"type": "lay", "cards": ["a"]}));
+    }
+
+    #[test]
+    fn null_may_not_stand_for_a_field_the_move_does_not_have() {
+        for (body, field) in [
+            (json!({"type": "turn_up", "junk": null}), "`junk`"),
+            (json!({"type": "turn_up", "show": null}), "`show`"),
+            (
+                json!({"type": "lay", "cards": [], "a/b~c": null}),
+                "`a/b~c`",
+            ),
+        ] {
+            let error = parse_strictly::<Move>(&body).unwrap_err();
+            assert!(
+                error.contains(&format!("unknown field {field}")),
+                "{body}: {error}"
+            );
+        }
     }
 }

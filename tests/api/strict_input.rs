@@ -77,6 +77,7 @@ async fn unknown_fields_are_refused_with_the_field_named_and_nothing_is_stored(a
     for (junk, field) in [
         (json!({"type": "turn_up", "junk": {"a": 1}}), "junk"),
         (json!({"type": "turn_up", "padding": padding}), "padding"),
+        (json!({"type": "turn_up", "ghost": null}), "ghost"),
     ] {
         let res = app
             .client
