@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, watch, Notify};
 
-use crate::store::{Committed, EventStore};
+use crate::store::{Committed, EventStore, FeedCursor};
 
 /// How many commits wait for a slow subscriber before it is told it lagged.
 const CAPACITY: usize = 4096;
@@ -96,7 +96,7 @@ pub async fn announce_until_stopped(
 pub struct Bus {
     commits: broadcast::Sender<Committed>,
     /// The feed entry up to which every commit has been handed out.
-    reached: watch::Sender<u64>,
+    reached: watch::Sender<FeedCursor>,
 }
 
 impl Default for Bus {
@@ -110,7 +110,7 @@ impl Bus {
     pub fn new() -> Self {
         Bus {
             commits: broadcast::channel(CAPACITY).0,
-            reached: watch::channel(0).0,
+            reached: watch::channel(FeedCursor::START).0,
         }
     }
 
@@ -120,9 +120,9 @@ impl Bus {
         self.commits.subscribe()
     }
 
-    /// The feed position up to which every commit has been handed out (0 until the follower
-    /// has started).
-    pub fn reached(&self) -> watch::Receiver<u64> {
+    /// The feed entry up to which every commit has been handed out ([`FeedCursor::START`]
+    /// until the follower has started; it changes once the follower has found the feed's end).
+    pub fn reached(&self) -> watch::Receiver<FeedCursor> {
         self.reached.subscribe()
     }
 
@@ -163,7 +163,7 @@ impl Bus {
                     for commit in batch {
                         // The feed's cursor is the last entry read, not the largest position
                         // seen: on Postgres positions along the feed need not rise.
-                        after = commit.position;
+                        after = commit.cursor();
                         // No subscriber is not an error: nothing needs this commit here.
                         let _ = self.commits.send(commit);
                     }

@@ -12,9 +12,9 @@ use parlour::receipts::Signer;
 use parlour::service::ManualClock;
 use parlour::startup::{Application, Hooks, Settings};
 use parlour::store::{
-    self, Committed, EventStore, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
-    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError,
-    StoredEvent,
+    self, Committed, EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    StoreError, StoredEvent,
 };
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
@@ -380,10 +380,14 @@ impl LogStore for HeldAppend {
 
 #[async_trait]
 impl FeedStore for HeldAppend {
-    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+    async fn committed_since(
+        &self,
+        after: FeedCursor,
+        limit: u64,
+    ) -> Result<Vec<Committed>, StoreError> {
         self.inner.committed_since(after, limit).await
     }
-    async fn latest_position(&self) -> Result<u64, StoreError> {
+    async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         self.inner.latest_position().await
     }
     async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {

@@ -13,7 +13,9 @@ use serde_json::json;
 use sha2::Digest;
 use uuid::Uuid;
 
-use parlour::store::{self, Committed, EventStore, OutboxMessage, StoreError, StoredEvent};
+use parlour::store::{
+    self, Committed, EventStore, FeedCursor, OutboxMessage, StoreError, StoredEvent,
+};
 
 use crate::helpers::{fresh_database, Backend, TestApp};
 use crate::on_both_backends;
@@ -111,7 +113,7 @@ async fn game_with_log(app: &TestApp) -> (Uuid, u64) {
 /// included, so entries may come a little late.
 async fn follow(
     store: &dyn EventStore,
-    cursor: &mut u64,
+    cursor: &mut FeedCursor,
     want: usize,
     page: u64,
 ) -> Vec<Committed> {
@@ -125,7 +127,7 @@ async fn follow(
         );
         let page = store.committed_since(*cursor, page).await.unwrap();
         match page.last() {
-            Some(last) => *cursor = last.position,
+            Some(last) => *cursor = last.cursor(),
             None => tokio::time::sleep(Duration::from_millis(50)).await,
         }
         seen.extend(page.into_iter().filter(|c| c.kind == "note"));
@@ -567,7 +569,7 @@ async fn postgres_a_follower_misses_no_commit_that_lands_out_of_order() {
     let early = app.store.committed_since(cursor, 100).await.unwrap();
     assert!(!seen_now(&early, b));
     if let Some(last) = early.last() {
-        cursor = last.position;
+        cursor = last.cursor();
     }
     let early: Vec<Committed> = early.into_iter().filter(|c| c.kind == "note").collect();
     sqlx::query("COMMIT").execute(&mut tx_b).await.unwrap();
@@ -592,7 +594,11 @@ async fn postgres_a_follower_misses_no_commit_that_lands_out_of_order() {
     );
 
     // A cursor that is no entry is refused rather than waited on for ever.
-    let missing = app.store.committed_since(u64::MAX / 2, 10).await;
+    let nowhere = FeedCursor {
+        txid: cursor.txid,
+        position: u64::MAX / 2,
+    };
+    let missing = app.store.committed_since(nowhere, 10).await;
     assert!(
         matches!(missing, Err(StoreError::Corrupt(_))),
         "{missing:?}"
@@ -730,7 +736,7 @@ async fn a_database_migrated_with_data_gives_old_rows_positions(backend: Backend
     let migrated = store::connect(&url)
         .await
         .expect("the store migrates today's schema with data in it");
-    let mut cursor = 0;
+    let mut cursor = FeedCursor::START;
     let old = follow(migrated.as_ref(), &mut cursor, 5, 2).await;
     let mut got: Vec<(Uuid, u64)> = old.iter().map(|c| (c.game, c.seq)).collect();
     got.sort();

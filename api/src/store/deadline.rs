@@ -17,9 +17,9 @@ use uuid::Uuid;
 use chrono::{DateTime, Utc};
 
 use super::{
-    Committed, EventStore, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
-    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError,
-    StoredEvent,
+    Committed, EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    StoreError, StoredEvent,
 };
 
 /// How long the store waits for the database.
@@ -259,12 +259,16 @@ impl<S: EventStore> LogStore for Deadline<S> {
 
 #[async_trait]
 impl<S: EventStore> FeedStore for Deadline<S> {
-    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+    async fn committed_since(
+        &self,
+        after: FeedCursor,
+        limit: u64,
+    ) -> Result<Vec<Committed>, StoreError> {
         self.run(false, self.inner.committed_since(after, limit))
             .await
     }
 
-    async fn latest_position(&self) -> Result<u64, StoreError> {
+    async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         self.run(false, self.inner.latest_position()).await
     }
 

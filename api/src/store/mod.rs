@@ -89,17 +89,47 @@ pub struct StoredEvent {
     pub version: u16,
 }
 
+/// A place in the store-wide feed: just after the entry it names (see [`FeedStore`]). The feed
+/// is in order of `(txid, position)`; on SQLite `txid` is always 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FeedCursor {
+    /// The transaction that wrote the entry (Postgres `xid8`; 0 on SQLite).
+    pub txid: u64,
+    /// The entry's position: unique across the store.
+    pub position: u64,
+}
+
+impl FeedCursor {
+    /// Before every entry: a follower from here is given the whole feed.
+    pub const START: FeedCursor = FeedCursor {
+        txid: 0,
+        position: 0,
+    };
+}
+
 /// One entry of the store-wide feed of committed events (see [`FeedStore`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Committed {
     /// The event's place in the feed: unique across the store.
     pub position: u64,
+    /// The transaction that wrote it (Postgres; 0 on SQLite).
+    pub txid: u64,
     /// The game whose log it is in.
     pub game: Uuid,
     /// Its `seq` in that log.
     pub seq: u64,
     /// Its event type.
     pub kind: String,
+}
+
+impl Committed {
+    /// The cursor just after this entry.
+    pub fn cursor(&self) -> FeedCursor {
+        FeedCursor {
+            txid: self.txid,
+            position: self.position,
+        }
+    }
 }
 
 /// Work to do after a commit, written in the same transaction as the events.
@@ -254,23 +284,30 @@ pub trait LogStore: Send + Sync {
 
 /// Every committed event of every game, in one order, for followers (the post-commit bus).
 ///
-/// A follower starts from `latest_position()` (or 0 for everything) and calls
-/// `committed_since(last)` with the `position` of the last entry it was given. It is never
+/// A follower starts from `latest_position()` (or [`FeedCursor::START`] for everything) and
+/// calls `committed_since(last)` with the cursor of the last entry it was given. It is never
 /// given an entry twice and never misses one, even when transactions commit in another order
 /// than they were numbered: on Postgres an entry is only given once no transaction that could
 /// still commit can come before it (see `postgres.rs`), so a commit may be seen a little late
 /// (behind a transaction still in flight anywhere on the server), never skipped. Positions
 /// usually increase along the feed, but on Postgres two transactions that commit out of
-/// order come in commit-safe order, so the last entry's position, not the largest, is the
-/// cursor.
+/// order come in commit-safe order, so the last entry's cursor, not the largest position, is
+/// where to go on from. The cursor holds the entry's transaction too, so that Postgres finds
+/// the place with the one index the feed is read by.
 #[async_trait]
 pub trait FeedStore: Send + Sync {
-    /// At most `limit` committed events after the feed entry at `after` (0: from the start).
-    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError>;
+    /// At most `limit` committed events after the feed entry `after` names
+    /// ([`FeedCursor::START`]: from the start). A cursor that names no entry is refused.
+    async fn committed_since(
+        &self,
+        after: FeedCursor,
+        limit: u64,
+    ) -> Result<Vec<Committed>, StoreError>;
 
-    /// A safe start for a new follower: the position of the last entry it may skip (0 when
-    /// there is none), so that `committed_since` from it gives every later commit.
-    async fn latest_position(&self) -> Result<u64, StoreError>;
+    /// A safe start for a new follower: the cursor of the last entry it may skip
+    /// ([`FeedCursor::START`] when there is none), so that `committed_since` from it gives
+    /// every later commit.
+    async fn latest_position(&self) -> Result<FeedCursor, StoreError>;
 
     /// Postgres only: a connection listening on [`EVENTS_CHANNEL`], where instances announce
     /// that they have committed ([`FeedStore::announce`]), to wake followers on other

@@ -8,8 +8,10 @@
 //! transaction still in flight: every row of an older transaction is final, committed or
 //! gone) and in order of `(txid, position)`; whatever commits later has a `txid` at or above
 //! that bound, so it sorts after everything already read. A follower's cursor is the last
-//! entry's position, which names its `(txid, position)`. The cost: a long transaction anywhere
-//! on the server holds the feed back (it is delayed, never lost).
+//! entry's `(txid, position)`, so the one index `events_feed` serves both finding the place
+//! and reading on from it (migration 0005 dropped the index on `position` alone, one more
+//! entry to write with every event). The cost: a long transaction anywhere on the server
+//! holds the feed back (it is delayed, never lost).
 //!
 //! **Wake-ups.** An instance that has committed announces it with `pg_notify`, in a statement
 //! of its own after the commit and at most once per few milliseconds however many moves it
@@ -26,14 +28,13 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use sqlx::postgres::{PgConnection, PgListener, PgPool, PgPoolOptions};
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    is_unique_violation, stored_json, Committed, FeedStore, GameRecord, GameStore, IdempotentMove,
-    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
-    StoreError, StoredEvent, EVENTS_CHANNEL,
+    is_unique_violation, stored_json, Committed, FeedCursor, FeedStore, GameRecord, GameStore,
+    IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
+    SeatCredential, StoreError, StoredEvent, EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -347,38 +348,50 @@ impl LogStore for PostgresStore {
 /// Rows every transaction that could still commit will sort after (see the module's doc).
 const FINAL: &str = "txid < pg_snapshot_xmin(pg_current_snapshot())";
 
+/// The columns of a feed entry (`rows::committed_from_row`). `xid8` has no integer cast; its
+/// text is its number.
+const ENTRY: &str = "position, txid::text::int8 AS txid, game_id, seq, type";
+
 #[async_trait]
 impl FeedStore for PostgresStore {
-    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+    async fn committed_since(
+        &self,
+        after: FeedCursor,
+        limit: u64,
+    ) -> Result<Vec<Committed>, StoreError> {
         let limit = rows::limit(Some(limit));
-        let rows = if after == 0 {
+        let rows = if after == FeedCursor::START {
             sqlx::query(&format!(
-                "SELECT position, game_id, seq, type FROM events WHERE {FINAL} \
-                 ORDER BY txid, position LIMIT $1"
+                "SELECT {ENTRY} FROM events WHERE {FINAL} ORDER BY txid, position LIMIT $1"
             ))
             .bind(limit)
             .fetch_all(&self.pool)
             .await?
         } else {
-            let after = wide(after, "position")?;
+            let txid = wide(after.txid, "txid")?;
+            let position = wide(after.position, "position")?;
             let rows = sqlx::query(&format!(
-                "SELECT position, game_id, seq, type FROM events WHERE {FINAL} \
-                 AND (txid, position) > (SELECT c.txid, c.position FROM events c WHERE c.position = $1) \
-                 ORDER BY txid, position LIMIT $2"
+                "SELECT {ENTRY} FROM events WHERE {FINAL} \
+                 AND (txid, position) > ($1::text::xid8, $2) \
+                 ORDER BY txid, position LIMIT $3"
             ))
-            .bind(after)
+            .bind(txid.to_string())
+            .bind(position)
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
             if rows.is_empty() {
                 // A cursor that names no entry would wait for ever: say so instead.
-                let known = sqlx::query("SELECT 1 FROM events WHERE position = $1")
-                    .bind(after)
-                    .fetch_optional(&self.pool)
-                    .await?;
+                let known = sqlx::query(
+                    "SELECT 1 FROM events WHERE txid = $1::text::xid8 AND position = $2",
+                )
+                .bind(txid.to_string())
+                .bind(position)
+                .fetch_optional(&self.pool)
+                .await?;
                 if known.is_none() {
                     return Err(StoreError::Corrupt(format!(
-                        "position {after} is not an entry of the feed"
+                        "{after:?} is not an entry of the feed"
                     )));
                 }
             }
@@ -387,15 +400,15 @@ impl FeedStore for PostgresStore {
         rows.iter().map(rows::committed_from_row).collect()
     }
 
-    async fn latest_position(&self) -> Result<u64, StoreError> {
+    async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT position FROM events WHERE {FINAL} ORDER BY txid DESC, position DESC LIMIT 1"
+            "SELECT {ENTRY} FROM events WHERE {FINAL} ORDER BY txid DESC, position DESC LIMIT 1"
         ))
         .fetch_optional(&self.pool)
         .await?;
         match row {
-            None => Ok(0),
-            Some(row) => super::narrow(row.try_get::<i64, _>("position")?, "position"),
+            None => Ok(FeedCursor::START),
+            Some(row) => Ok(rows::committed_from_row(&row)?.cursor()),
         }
     }
 
@@ -406,7 +419,11 @@ impl FeedStore for PostgresStore {
     }
 
     async fn announce(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT pg_notify($1, '')")
+        // A NOTIFY is a transaction with an id and a commit record of its own. It carries no
+        // data (a lost one only delays a follower until its fallback look), so its commit
+        // need not wait for the disk: with the default `synchronous_commit`, every
+        // announcement would add a flush for the moves' commits to queue behind.
+        sqlx::query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, '')")
             .bind(EVENTS_CHANNEL)
             .execute(&self.pool)
             .await?;

@@ -217,10 +217,11 @@ pub fn idempotent_from_row(
     })
 }
 
-/// A feed entry: `position, game_id, seq, type`.
+/// A feed entry: `position, txid, game_id, seq, type` (SQLite selects 0 for `txid`).
 pub fn committed_from_row(row: &impl Columns) -> Result<Committed, StoreError> {
     Ok(Committed {
         position: number(row, "position")?,
+        txid: number(row, "txid")?,
         game: row.uuid("game_id")?,
         seq: number(row, "seq")?,
         kind: text(row, "type")?,

@@ -22,9 +22,9 @@ use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    is_unique_violation, stored_json, time_text, Committed, FeedStore, GameRecord, GameStore,
-    IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
-    SeatCredential, StoreError, StoredEvent, LEADER_LEASE,
+    is_unique_violation, stored_json, time_text, Committed, FeedCursor, FeedStore, GameRecord,
+    GameStore, IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage,
+    OutboxStore, SeatCredential, StoreError, StoredEvent, LEADER_LEASE,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -65,7 +65,9 @@ impl SqliteStore {
 }
 
 /// Writes a batch numbered from just past the largest position stored, and moves the recorded
-/// head to its last event. Must run in a `BEGIN_WRITE` transaction.
+/// head to its last event. Must run in a `BEGIN_WRITE` transaction, which makes the largest
+/// position stored the last handed out. The position is found by the insert itself, not by a
+/// statement before it: the one write lock is held for one statement less with every move.
 async fn write_batch(
     tx: &mut sqlx::SqliteConnection,
     id: Uuid,
@@ -74,21 +76,14 @@ async fn write_batch(
     let last = events
         .last()
         .ok_or_else(|| StoreError::Corrupt("an empty batch".into()))?;
-    let stored: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(position), 0) FROM events")
-        .fetch_one(&mut *tx)
-        .await?;
     let mut rows = Vec::with_capacity(events.len());
-    let mut position = stored;
-    for event in events {
-        position = position
-            .checked_add(1)
-            .ok_or_else(|| StoreError::Corrupt("the feed's positions are used up".into()))?;
-        rows.push((position, event, wide(event.seq, "seq")?));
+    for (offset, event) in (1_i64..).zip(events) {
+        rows.push((offset, event, wide(event.seq, "seq")?));
     }
     let mut builder = QueryBuilder::<Sqlite>::new(
         "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version, position) ",
     );
-    builder.push_values(rows, |mut row, (position, e, seq)| {
+    builder.push_values(rows, |mut row, (offset, e, seq)| {
         row.push_bind(id.to_string())
             .push_bind(seq)
             .push_bind(e.kind.clone())
@@ -100,7 +95,10 @@ async fn write_batch(
             .push_bind(e.prev_hash.clone())
             .push_bind(e.hash.clone())
             .push_bind(i64::from(e.version))
-            .push_bind(position);
+            // The subquery is one value for the whole statement, so the batch's positions are
+            // consecutive (were it read row by row they would still rise, with gaps).
+            .push("(SELECT COALESCE(MAX(position), 0) FROM events) + ")
+            .push_bind_unseparated(offset);
     });
     builder
         .build()
@@ -293,22 +291,31 @@ impl LogStore for SqliteStore {
 
 #[async_trait]
 impl FeedStore for SqliteStore {
-    async fn committed_since(&self, after: u64, limit: u64) -> Result<Vec<Committed>, StoreError> {
+    async fn committed_since(
+        &self,
+        after: FeedCursor,
+        limit: u64,
+    ) -> Result<Vec<Committed>, StoreError> {
+        // One writer at a time hands out positions in commit order: the position alone is the
+        // place in the feed.
         let rows = sqlx::query(
-            "SELECT position, game_id, seq, type FROM events WHERE position > $1 ORDER BY position LIMIT $2",
+            "SELECT position, 0 AS txid, game_id, seq, type FROM events WHERE position > $1 ORDER BY position LIMIT $2",
         )
-        .bind(wide(after, "position")?)
+        .bind(wide(after.position, "position")?)
         .bind(rows::limit(Some(limit)))
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(rows::committed_from_row).collect()
     }
 
-    async fn latest_position(&self) -> Result<u64, StoreError> {
+    async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         let position: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(position), 0) FROM events")
             .fetch_one(&self.pool)
             .await?;
-        super::narrow(position, "position")
+        Ok(FeedCursor {
+            txid: 0,
+            position: super::narrow(position, "position")?,
+        })
     }
 
     async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
