@@ -151,12 +151,19 @@ impl Bus {
                 None
             }
         };
+        // How long the last look that found commits held back waited (zero: none did).
+        let mut held_back = Duration::ZERO;
         loop {
             if let Some(listener) = listener.as_mut() {
                 // Every announcement so far is answered by the look that follows; one that
                 // comes after it stays queued and brings about the next look.
                 while listener.next_buffered().is_some() {}
             }
+            let mut interval = if listener.is_some() {
+                settings.fallback
+            } else {
+                settings.poll
+            };
             match store.committed_since(after, BATCH).await {
                 Ok(batch) => {
                     let full = batch.len() as u64 == BATCH;
@@ -171,6 +178,20 @@ impl Bus {
                     if full {
                         continue;
                     }
+                    // Commits held back behind a transaction in flight are given by a look
+                    // soon after it ends, not at the next wake-up: the commit that woke this
+                    // look may be among them. Each look that finds them still held back
+                    // waits twice as long, up to the usual interval.
+                    match store.held_back().await {
+                        Ok(true) => {
+                            held_back = (held_back * 2).max(settings.min_gap).min(interval);
+                            interval = held_back;
+                        }
+                        Ok(false) => held_back = Duration::ZERO,
+                        Err(error) => {
+                            tracing::warn!(%error, "the bus cannot tell whether commits are held back");
+                        }
+                    }
                 }
                 Err(error) => {
                     tracing::warn!(%error, "the bus cannot read the feed");
@@ -180,12 +201,8 @@ impl Bus {
             }
             tokio::time::sleep(settings.min_gap).await;
             // A commit of this process, another's announcement, or the poll interval
-            // (the fallback where announcements arrive), whichever comes first.
-            let interval = if listener.is_some() {
-                settings.fallback
-            } else {
-                settings.poll
-            };
+            // (the fallback where announcements arrive; sooner while commits are held
+            // back), whichever comes first.
             let announced = async {
                 match listener.as_mut() {
                     Some(listener) => listener.recv().await.map(|_| ()),

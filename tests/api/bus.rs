@@ -129,13 +129,11 @@ async fn waiters_wake_across_processes_on_postgres() {
     waiters_on_either_process_wake_for_moves_through_the_other(Backend::Postgres).await;
 }
 
-/// With polling all but switched off, only the commit signal can wake a long-poll in time.
-/// On SQLite only: on Postgres a look at the feed may come up empty while any transaction on
-/// the server is still open (the feed is read below the oldest one), and then only the next
-/// wake-up or the fallback poll (1 s by default) finds the commit, so a test without polling
-/// there would fail whenever another test holds a transaction open. The announcement itself is
-/// tested in `store::postgres_announcements_reach_listeners_and_appends_send_none` and across
-/// processes by `waiters_wake_across_processes_on_postgres`.
+/// With polling all but switched off, only the commit signal (and, on Postgres, the bus's look
+/// again while commits are held back behind a transaction in flight) can wake a long-poll in
+/// time. The announcement itself is tested in
+/// `store::postgres_announcements_reach_listeners_and_appends_send_none` and across processes
+/// by `waiters_wake_across_processes_on_postgres`.
 fn no_polling() -> Settings {
     Settings {
         bus: parlour::bus::BusSettings {
@@ -191,6 +189,58 @@ async fn a_commit_wakes_its_own_instance_at_once(backend: Backend) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_wakes_its_own_instance_at_once_on_sqlite() {
     a_commit_wakes_its_own_instance_at_once(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_wakes_its_own_instance_at_once_on_postgres() {
+    a_commit_wakes_its_own_instance_at_once(Backend::Postgres).await;
+}
+
+/// On Postgres the feed is read below the oldest transaction in flight, so a move committed
+/// while another transaction is open is held back from the look its own commit signal brings
+/// about. With polling all but switched off, only the bus's looking again while commits are
+/// held back gives it once that transaction ends; else the long-poll would sit out its 30
+/// seconds and answer 304.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_held_back_by_a_transaction_in_flight_wakes_its_waiters_once_that_ends() {
+    use sqlx::Connection;
+    let (url, _guard) = fresh_database(Backend::Postgres).await;
+    let a = start(&url, no_polling(), Hooks::default()).await;
+    let (id, tokens) = a.app.create_game("girl", 2, None, json!({})).await;
+    let view = a.app.view(&id, None).await;
+    let known = view["version"].as_u64().unwrap();
+    let seat = view["to_act"][0].as_u64().unwrap() as usize;
+    let mine = a.app.view(&id, Some(&tokens[seat])).await;
+    let body = parlour_domain::playout::instantiate(
+        &mine["legal_actions"][0],
+        &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(known),
+    );
+    let mut open = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query("BEGIN").execute(&mut open).await.unwrap();
+    sqlx::query("SELECT pg_current_xact_id()")
+        .execute(&mut open)
+        .await
+        .unwrap();
+    let poll = tokio::spawn({
+        let client = a.app.client.clone();
+        let base = a.app.address.clone();
+        let id = id.clone();
+        async move { long_poll(&client, &base, &id, known).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, answer) = a.app.act(&id, &tokens[seat], &body).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert!(
+        a.app.store.held_back().await.unwrap(),
+        "the move is held back while the other transaction is open"
+    );
+    // Long enough for the commit signal's look to have come and gone empty.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    sqlx::query("ROLLBACK").execute(&mut open).await.unwrap();
+    let (status, seen) = poll.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{seen}");
+    assert!(seen["version"].as_u64().unwrap() > known, "{seen}");
+    a.task.abort();
 }
 
 /// Writes one message per appended batch, naming the batch's last entry.

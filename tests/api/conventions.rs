@@ -387,6 +387,9 @@ impl FeedStore for HeldAppend {
     ) -> Result<Vec<Committed>, StoreError> {
         self.inner.committed_since(after, limit).await
     }
+    async fn held_back(&self) -> Result<bool, StoreError> {
+        self.inner.held_back().await
+    }
     async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         self.inner.latest_position().await
     }

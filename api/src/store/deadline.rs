@@ -268,6 +268,10 @@ impl<S: EventStore> FeedStore for Deadline<S> {
             .await
     }
 
+    async fn held_back(&self) -> Result<bool, StoreError> {
+        self.run(false, self.inner.held_back()).await
+    }
+
     async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         self.run(false, self.inner.latest_position()).await
     }

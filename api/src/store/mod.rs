@@ -304,6 +304,12 @@ pub trait FeedStore: Send + Sync {
         limit: u64,
     ) -> Result<Vec<Committed>, StoreError>;
 
+    /// Whether some committed entries are not given yet because a transaction that could still
+    /// commit before them is in flight (Postgres; never on SQLite, whose writers commit in
+    /// turn). A follower that is told so looks again soon rather than at its next wake-up,
+    /// which may be its fallback poll, a second away.
+    async fn held_back(&self) -> Result<bool, StoreError>;
+
     /// A safe start for a new follower: the cursor of the last entry it may skip
     /// ([`FeedCursor::START`] when there is none), so that `committed_since` from it gives
     /// every later commit.

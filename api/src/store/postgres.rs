@@ -400,6 +400,16 @@ impl FeedStore for PostgresStore {
         rows.iter().map(rows::committed_from_row).collect()
     }
 
+    async fn held_back(&self) -> Result<bool, StoreError> {
+        // Committed (this statement sees them) but not final: the rows the feed holds back.
+        let held: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM events WHERE txid >= pg_snapshot_xmin(pg_current_snapshot()))",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(held)
+    }
+
     async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {ENTRY} FROM events WHERE {FINAL} ORDER BY txid DESC, position DESC LIMIT 1"

@@ -308,6 +308,10 @@ impl FeedStore for SqliteStore {
         rows.iter().map(rows::committed_from_row).collect()
     }
 
+    async fn held_back(&self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+
     async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
         let position: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(position), 0) FROM events")
             .fetch_one(&self.pool)
