@@ -349,8 +349,9 @@ impl LogStore for PostgresStore {
 const FINAL: &str = "txid < pg_snapshot_xmin(pg_current_snapshot())";
 
 /// The columns of a feed entry (`rows::committed_from_row`). `xid8` has no integer cast; its
-/// text is its number.
-const ENTRY: &str = "position, txid::text::int8 AS txid, game_id, seq, type";
+/// text is its number. The number has a name of its own: called `txid`, it would be what
+/// `ORDER BY txid` sorts by, which no index gives, and every look would sort the whole feed.
+const ENTRY: &str = "position, txid::text::int8 AS txid_number, game_id, seq, type";
 
 #[async_trait]
 impl FeedStore for PostgresStore {
@@ -402,8 +403,11 @@ impl FeedStore for PostgresStore {
 
     async fn held_back(&self) -> Result<bool, StoreError> {
         // Committed (this statement sees them) but not final: the rows the feed holds back.
+        // Asked of the newest row alone, which the index gives at once; as `EXISTS (... WHERE
+        // txid >= ...)` the planner scans the whole table when none is held back.
         let held: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM events WHERE txid >= pg_snapshot_xmin(pg_current_snapshot()))",
+            "SELECT COALESCE((SELECT txid FROM events ORDER BY txid DESC LIMIT 1) \
+             >= pg_snapshot_xmin(pg_current_snapshot()), false)",
         )
         .fetch_one(&self.pool)
         .await?;

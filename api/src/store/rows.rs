@@ -217,11 +217,11 @@ pub fn idempotent_from_row(
     })
 }
 
-/// A feed entry: `position, txid, game_id, seq, type` (SQLite selects 0 for `txid`).
+/// A feed entry: `position, txid_number, game_id, seq, type` (SQLite selects 0 for the txid).
 pub fn committed_from_row(row: &impl Columns) -> Result<Committed, StoreError> {
     Ok(Committed {
         position: number(row, "position")?,
-        txid: number(row, "txid")?,
+        txid: number(row, "txid_number")?,
         game: row.uuid("game_id")?,
         seq: number(row, "seq")?,
         kind: text(row, "type")?,

@@ -299,7 +299,7 @@ impl FeedStore for SqliteStore {
         // One writer at a time hands out positions in commit order: the position alone is the
         // place in the feed.
         let rows = sqlx::query(
-            "SELECT position, 0 AS txid, game_id, seq, type FROM events WHERE position > $1 ORDER BY position LIMIT $2",
+            "SELECT position, 0 AS txid_number, game_id, seq, type FROM events WHERE position > $1 ORDER BY position LIMIT $2",
         )
         .bind(wide(after.position, "position")?)
         .bind(rows::limit(Some(limit)))
