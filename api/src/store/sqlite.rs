@@ -1,9 +1,10 @@
 //! The embedded backend, so `parlour` runs on a fresh machine with no database server.
 //!
 //! **The feed.** SQLite has one writer at a time. Every write transaction here begins with
-//! `BEGIN IMMEDIATE`, taking the write lock first, and numbers its events from the largest
-//! position already stored; so positions are handed out in commit order, and a follower can
-//! simply read above the last position it saw.
+//! `BEGIN IMMEDIATE`, taking the write lock first, and its events are numbered from the largest
+//! position already stored (the position is the table's key, which SQLite assigns so); so
+//! positions are handed out in commit order, and a follower can simply read above the last
+//! position it saw.
 //!
 //! **Leaders.** A row in `leases` (name, holder, expiry): taken if free or expired, renewed by
 //! every `still_leading` for [`LEADER_LEASE`], deleted when the leadership is dropped. A leader
@@ -64,10 +65,10 @@ impl SqliteStore {
     }
 }
 
-/// Writes a batch numbered from just past the largest position stored, and moves the recorded
-/// head to its last event. Must run in a `BEGIN_WRITE` transaction, which makes the largest
-/// position stored the last handed out. The position is found by the insert itself, not by a
-/// statement before it: the one write lock is held for one statement less with every move.
+/// Writes a batch and moves the recorded head to its last event. Must run in a `BEGIN_WRITE`
+/// transaction. The rows' positions are the table's key (migration 0004), which SQLite gives
+/// each row inserted without one as one past the largest stored: under the one writer, the
+/// order of commits, with nothing to read first.
 async fn write_batch(
     tx: &mut sqlx::SqliteConnection,
     id: Uuid,
@@ -77,13 +78,13 @@ async fn write_batch(
         .last()
         .ok_or_else(|| StoreError::Corrupt("an empty batch".into()))?;
     let mut rows = Vec::with_capacity(events.len());
-    for (offset, event) in (1_i64..).zip(events) {
-        rows.push((offset, event, wide(event.seq, "seq")?));
+    for event in events {
+        rows.push((event, wide(event.seq, "seq")?));
     }
     let mut builder = QueryBuilder::<Sqlite>::new(
-        "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version, position) ",
+        "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version) ",
     );
-    builder.push_values(rows, |mut row, (offset, e, seq)| {
+    builder.push_values(rows, |mut row, (e, seq)| {
         row.push_bind(id.to_string())
             .push_bind(seq)
             .push_bind(e.kind.clone())
@@ -94,11 +95,7 @@ async fn write_batch(
             .push_bind(e.sealed.clone())
             .push_bind(e.prev_hash.clone())
             .push_bind(e.hash.clone())
-            .push_bind(i64::from(e.version))
-            // The subquery is one value for the whole statement, so the batch's positions are
-            // consecutive (were it read row by row they would still rise, with gaps).
-            .push("(SELECT COALESCE(MAX(position), 0) FROM events) + ")
-            .push_bind_unseparated(offset);
+            .push_bind(i64::from(e.version));
     });
     builder
         .build()
