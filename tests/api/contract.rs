@@ -752,6 +752,12 @@ async fn bodies_the_document_refuses_the_server_refuses(app: TestApp) {
         json!({"game": "girl", "players": [ann, {"name": "B\u{7}ea"}]}),
         json!({"game": "girl", "players": [ann, {"name": "   "}]}),
         json!({"game": "girl", "players": [ann, {"name": "B".repeat(65)}]}),
+        json!({"game": "googly", "players": [ann, {"name": "Bea"}],
+            "options": {"teams": [{"players": (1..=12).map(|i| format!("P{i}")).collect::<Vec<_>>()}]}}),
+        json!({"game": "googly", "players": [ann, {"name": "Bea"}],
+            "options": {"teams": [{}, {}, {}]}}),
+        json!({"game": "googly", "players": [ann, {"name": "Bea"}],
+            "options": {"teams": [{"name": "Ken\u{1b}t"}]}}),
     ];
     for body in bad_bodies {
         assert!(

@@ -103,6 +103,7 @@ pub struct TeamOptions {
     pub name: Option<String>,
     /// Up to eleven player names in the default batting order; missing places are named
     /// after the side ("Gentlemen 9").
+    #[schemars(length(max = 11))]
     pub players: Vec<String>,
 }
 
@@ -114,6 +115,7 @@ pub struct Options {
     /// players (1 → patience, 2 → two_player, 3 → three_player, 4 or more → team).
     pub variant: Option<Variant>,
     /// The two sides (at most two; missing ones take the default names).
+    #[schemars(length(max = 2))]
     pub teams: Vec<TeamOptions>,
 }
 
