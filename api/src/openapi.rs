@@ -28,7 +28,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::dto;
 use crate::receipts;
-use crate::routes::{catalog as catalog_routes, games, health, keys, statistics};
+use crate::routes::{accounts, catalog as catalog_routes, games, health, keys, statistics};
 
 mod per_game;
 
@@ -106,6 +106,7 @@ are of in `game`, the discriminator.",
         games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
         games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz, keys::keys,
+        accounts::create, accounts::me, accounts::mint, accounts::revoke,
     ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
@@ -114,6 +115,8 @@ are of in `game`, the discriminator.",
         dto::LogHead, dto::GameFile, dto::ProblemDetails, dto::SeatHeader, dto::YouHeader, dto::TableResult,
         dto::TableEventData, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
         AnyAction, EventData, LoggedEventData,
+        dto::NewAccount, dto::NewAccountToken, dto::Account, dto::AccountToken,
+        dto::IssuedAccountToken, dto::CreatedAccount, dto::Me,
     )),
     modifiers(&SeatToken, &Conventions, &GameVariants, &StreamEvents, &Examples, &FreeFormObjects),
     tags(
@@ -121,6 +124,7 @@ are of in `game`, the discriminator.",
         (name = "games", description = "Playing, reading the log, auditing"),
         (name = "operations", description = "Health checks"),
         (name = "receipts", description = "The keys that sign move receipts"),
+        (name = "accounts", description = "Accounts and their named tokens"),
     )
 )]
 pub struct ApiDoc;
@@ -151,7 +155,7 @@ fn integer() -> RefOr<Schema> {
         .into()
 }
 
-/// The bearer scheme of seat tokens.
+/// The bearer schemes: seat tokens and account tokens.
 struct SeatToken;
 
 impl Modify for SeatToken {
@@ -163,6 +167,19 @@ impl Modify for SeatToken {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some("The seat token handed out when the game was created."))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "account_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An account token (it begins with `acct_`), handed out when the account \
+                         was created or minted with `POST /v1/me/tokens`. A seat token is not \
+                         one, nor is an account token a seat token.",
+                    ))
                     .build(),
             ),
         );
