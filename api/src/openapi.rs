@@ -48,7 +48,9 @@ pub const REQUEST_ID: &str = "x-request-id";
 pub fn spec() -> Value {
     // utoipa's document is plain data with string keys, which always serialises.
     let document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
-    with_create_links(without_null_parameters(with_published_schemas(document)))
+    with_account_links(with_create_links(without_null_parameters(
+        with_published_schemas(document),
+    )))
 }
 
 /// A header or query parameter is either sent or left out: the wire has no `null` for it. utoipa
@@ -611,6 +613,64 @@ fn with_create_links(mut document: Value) -> Value {
         (created, serde_json::to_value(create_links()))
     {
         created.insert("links".into(), links);
+    }
+    document
+}
+
+/// The links from a created account (and a minted token) to what its token opens, with the
+/// secret from the answer, so a client (or a stateful fuzzer) gets past `401`.
+fn account_links(secret: &str, id: &str) -> BTreeMap<String, OperationLink> {
+    let token = format!("Bearer {{$response.body#{secret}}}");
+    let mut links = BTreeMap::new();
+    links.insert(
+        "Me".to_string(),
+        OperationLink {
+            operation_id: "getMe",
+            parameters: BTreeMap::from([("header.Authorization", token.clone())]),
+            description: "The account, read with the token just given".to_string(),
+        },
+    );
+    links.insert(
+        "MintToken".to_string(),
+        OperationLink {
+            operation_id: "createAccountToken",
+            parameters: BTreeMap::from([("header.Authorization", token.clone())]),
+            description: "Another token for the account, minted with this one".to_string(),
+        },
+    );
+    links.insert(
+        "RevokeToken".to_string(),
+        OperationLink {
+            operation_id: "revokeAccountToken",
+            parameters: BTreeMap::from([
+                ("header.Authorization", token),
+                ("path.token_id", format!("$response.body#{id}")),
+            ]),
+            description: "The token just given, revoking itself".to_string(),
+        },
+    );
+    links
+}
+
+fn with_account_links(mut document: Value) -> Value {
+    for (pointer, secret, id) in [
+        (
+            "/paths/~1v1~1accounts/post/responses/201",
+            "/token/secret",
+            "/token/id",
+        ),
+        (
+            "/paths/~1v1~1me~1tokens/post/responses/201",
+            "/secret",
+            "/id",
+        ),
+    ] {
+        let answer = document.pointer_mut(pointer);
+        if let (Some(Value::Object(answer)), Ok(links)) =
+            (answer, serde_json::to_value(account_links(secret, id)))
+        {
+            answer.insert("links".into(), links);
+        }
     }
     document
 }
