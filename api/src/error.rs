@@ -185,11 +185,11 @@ pub fn description(problem: Problem) -> Option<&'static str> {
              pass that, so it was refused and the game can go no further.",
         ),
         Problem::InvalidText => Some(
-            "A text in the request is not allowed: a player's name must be 1 to 64 characters \
-             once trimmed of surrounding white space, the game id at most 64, and any other \
-             string in a body (options, actions) at most 256; none may hold a control \
-             character (U+0000 to U+001F, U+007F to U+009F). The problem's `field` names the \
-             text. Nothing was recorded.",
+            "A text in the request is not allowed: a player's name (and an account's or an \
+             account token's) must be 1 to 64 characters once trimmed of surrounding white \
+             space, the game id at most 64, and any other string in a body (options, actions) \
+             at most 256; none may hold a control character (U+0000 to U+001F, U+007F to \
+             U+009F). The problem's `field` names the text. Nothing was recorded.",
         ),
         Problem::PayloadTooLarge => Some(
             "The body is larger than the server accepts (64 KiB; the problem's `limit` gives \
