@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the live API against its own OpenAPI document with Schemathesis (every check, as
-# tools/schemathesis.toml says, every phase including the stateful one), on SQLite and on Postgres, without a token and with a
-# seat's token: any failure fails the run. Bounded: a fixed seed and a fixed number of
+# tools/schemathesis.toml says, every phase including the stateful one), on SQLite and on Postgres, without a token, with a
+# seat's token and with an account's token: any failure fails the run. Bounded: a fixed seed and a fixed number of
 # examples per operation.
 # Usage: bash tools/schemathesis.sh path/to/parlour   (installs Schemathesis into a venv once;
 # Postgres from DATABASE_URL, default the local server)
@@ -39,10 +39,15 @@ for backend in sqlite postgres; do
     token=$(curl -fs -X POST "$base/v1/games" -H 'content-type: application/json' \
         -d '{"game":"girl","players":[{"name":"Ann"},{"name":"Bea"}]}' |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["seats"][0]["token"])')
-    for auth in none seat; do
+    # And an account's token, so that the account's own operations are fuzzed past 401 too.
+    account=$(curl -fs -X POST "$base/v1/accounts" -H 'content-type: application/json' \
+        -d '{"name":"Ann"}' |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["token"]["secret"])')
+    for auth in none seat account; do
         echo "== schemathesis: $backend, $auth"
         headers=()
         [ "$auth" = seat ] && headers=(--header "Authorization: Bearer $token")
+        [ "$auth" = account ] && headers=(--header "Authorization: Bearer $account")
         if ! "$venv/bin/schemathesis" --config-file tools/schemathesis.toml run "$base/openapi.json" --url "$base" \
             --phases examples,coverage,fuzzing,stateful \
             --max-examples "$examples" --seed 20261201 --generation-deterministic \

@@ -514,3 +514,98 @@ pub enum TableEventData {
         reason: String,
     },
 }
+
+/// `POST /v1/accounts`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAccount {
+    /// The account's name, as a player's name: 1 to 64 characters once trimmed, none of them a
+    /// control character.
+    #[schema(
+        example = "Ann",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
+    pub name: String,
+    /// The name of the account's first token (a device or an app), by the same rules; `first`
+    /// when left out.
+    #[schema(
+        example = "laptop",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
+    pub token_name: Option<String>,
+}
+
+/// `POST /v1/me/tokens`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAccountToken {
+    /// The token's name (a device or an app), by the rules of a player's name.
+    #[schema(
+        example = "phone",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
+    pub name: String,
+}
+
+/// An account.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Account {
+    /// The account's id.
+    pub id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// One of an account's tokens, without its secret (which is shown only when it is minted).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AccountToken {
+    /// The token's id: `DELETE /v1/me/tokens/{token_id}` revokes it.
+    pub id: Uuid,
+    /// The name it was given.
+    pub name: String,
+    /// When it was minted.
+    pub created_at: DateTime<Utc>,
+    /// Whether it is the token this request was sent with.
+    pub current: bool,
+}
+
+/// A token just minted, with its secret: shown only in this answer, stored only as a hash.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct IssuedAccountToken {
+    /// The token's id.
+    pub id: Uuid,
+    /// The name it was given.
+    pub name: String,
+    /// When it was minted.
+    pub created_at: DateTime<Utc>,
+    /// The account token: send it as `Authorization: Bearer <secret>`. It begins with `acct_`,
+    /// so it is never mistaken for a seat token.
+    #[schema(example = "acct_3f1c9a…")]
+    pub secret: String,
+}
+
+/// `201 Created` for `POST /v1/accounts`: the account and its first token.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedAccount {
+    /// The account.
+    pub account: Account,
+    /// Its first token, with the secret.
+    pub token: IssuedAccountToken,
+}
+
+/// `GET /v1/me`: the account and its live tokens.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Me {
+    /// The account the token opens.
+    pub account: Account,
+    /// Its tokens not revoked, oldest first, without their secrets.
+    pub tokens: Vec<AccountToken>,
+}

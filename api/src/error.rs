@@ -38,6 +38,8 @@ pub enum Problem {
     WrongGame,
     /// No such game.
     GameNotFound,
+    /// The caller's account has no such token.
+    TokenNotFound,
     /// No such resource at all.
     NotFound,
     /// Not this seat's move (or the game is over).
@@ -80,10 +82,11 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::MalformedRequest,     "malformed-request",      400, "The request is malformed"),
     (Problem::InvalidAction,        "invalid-action",         400, "The body is not a move of this game"),
     (Problem::InvalidText,          "invalid-text",           400, "A text field holds what it may not"),
-    (Problem::Unauthorized,         "unauthorized",           401, "A valid seat token is needed"),
+    (Problem::Unauthorized,         "unauthorized",           401, "A valid token is needed"),
     (Problem::WrongGame,            "wrong-game",             403, "The token belongs to another game"),
     (Problem::GameNotFound,         "game-not-found",         404, "No such game"),
     (Problem::NotFound,             "not-found",              404, "No such resource"),
+    (Problem::TokenNotFound,        "token-not-found",        404, "The account has no such token"),
     (Problem::NoSuchDocument,       "no-such-document",       404, "The game has no such document"),
     (Problem::MethodNotAllowed,     "method-not-allowed",     405, "That method is not allowed here"),
     (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
@@ -182,11 +185,11 @@ pub fn description(problem: Problem) -> Option<&'static str> {
              pass that, so it was refused and the game can go no further.",
         ),
         Problem::InvalidText => Some(
-            "A text in the request is not allowed: a player's name must be 1 to 64 characters \
-             once trimmed of surrounding white space, the game id at most 64, and any other \
-             string in a body (options, actions) at most 256; none may hold a control \
-             character (U+0000 to U+001F, U+007F to U+009F). The problem's `field` names the \
-             text. Nothing was recorded.",
+            "A text in the request is not allowed: a player's name (and an account's or an \
+             account token's) must be 1 to 64 characters once trimmed of surrounding white \
+             space, the game id at most 64, and any other string in a body (options, actions) \
+             at most 256; none may hold a control character (U+0000 to U+001F, U+007F to \
+             U+009F). The problem's `field` names the text. Nothing was recorded.",
         ),
         Problem::PayloadTooLarge => Some(
             "The body is larger than the server accepts (64 KiB; the problem's `limit` gives \
@@ -218,8 +221,17 @@ pub fn description(problem: Problem) -> Option<&'static str> {
              with it; a version that is no longer current answers 412 `version-mismatch`.",
         ),
         Problem::Unauthorized => Some(
-            "The request needs a seat token (`Authorization: Bearer <token>`), or the one it \
-             carries belongs to no seat. The answer carries `WWW-Authenticate: Bearer`.",
+            "The request needs a token (`Authorization: Bearer <token>`), or the one it carries \
+             is not one this route takes: a game's routes take the seat token of one of its \
+             seats; `/v1/me` and its tokens take a live account token (one beginning with \
+             `acct_`). An unknown token, a revoked account token, or a token of the other kind \
+             is refused alike. The answer carries `WWW-Authenticate: Bearer`.",
+        ),
+        Problem::TokenNotFound => Some(
+            "The account whose token the request carries has no live token with this id: it \
+             never existed, was already revoked, or belongs to another account (which is not \
+             told apart, so nobody learns which ids exist). `GET /v1/me` lists the account's \
+             live tokens. Nothing was changed.",
         ),
         _ => None,
     }
@@ -396,6 +408,8 @@ impl From<ServiceError> for ApiError {
             }
             ServiceError::BadRequest(_) => ApiError::new(Problem::MalformedRequest, detail),
             ServiceError::Unauthorized(_) => ApiError::new(Problem::Unauthorized, detail),
+            ServiceError::AccountUnauthorized(_) => ApiError::new(Problem::Unauthorized, detail),
+            ServiceError::TokenNotFound(_) => ApiError::new(Problem::TokenNotFound, detail),
             ServiceError::WrongGame => ApiError::new(Problem::WrongGame, detail),
             ServiceError::Refused(Refused::Malformed(_)) => {
                 ApiError::new(Problem::InvalidAction, detail)
@@ -487,6 +501,7 @@ mod tests {
             Problem::Unauthorized,
             Problem::WrongGame,
             Problem::GameNotFound,
+            Problem::TokenNotFound,
             Problem::NotFound,
             Problem::NotYourMove,
             Problem::RuleViolation,

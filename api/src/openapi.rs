@@ -28,7 +28,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::dto;
 use crate::receipts;
-use crate::routes::{catalog as catalog_routes, games, health, keys, statistics};
+use crate::routes::{accounts, catalog as catalog_routes, games, health, keys, statistics};
 
 mod per_game;
 
@@ -48,7 +48,9 @@ pub const REQUEST_ID: &str = "x-request-id";
 pub fn spec() -> Value {
     // utoipa's document is plain data with string keys, which always serialises.
     let document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
-    with_create_links(without_null_parameters(with_published_schemas(document)))
+    with_account_links(with_create_links(without_null_parameters(
+        with_published_schemas(document),
+    )))
 }
 
 /// A header or query parameter is either sent or left out: the wire has no `null` for it. utoipa
@@ -106,6 +108,7 @@ are of in `game`, the discriminator.",
         games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
         games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz, keys::keys,
+        accounts::create, accounts::me, accounts::mint, accounts::revoke,
     ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
@@ -114,6 +117,8 @@ are of in `game`, the discriminator.",
         dto::LogHead, dto::GameFile, dto::ProblemDetails, dto::SeatHeader, dto::YouHeader, dto::TableResult,
         dto::TableEventData, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
         AnyAction, EventData, LoggedEventData,
+        dto::NewAccount, dto::NewAccountToken, dto::Account, dto::AccountToken,
+        dto::IssuedAccountToken, dto::CreatedAccount, dto::Me,
     )),
     modifiers(&SeatToken, &Conventions, &GameVariants, &StreamEvents, &Examples, &FreeFormObjects),
     tags(
@@ -121,6 +126,7 @@ are of in `game`, the discriminator.",
         (name = "games", description = "Playing, reading the log, auditing"),
         (name = "operations", description = "Health checks"),
         (name = "receipts", description = "The keys that sign move receipts"),
+        (name = "accounts", description = "Accounts and their named tokens"),
     )
 )]
 pub struct ApiDoc;
@@ -151,7 +157,7 @@ fn integer() -> RefOr<Schema> {
         .into()
 }
 
-/// The bearer scheme of seat tokens.
+/// The bearer schemes: seat tokens and account tokens.
 struct SeatToken;
 
 impl Modify for SeatToken {
@@ -163,6 +169,19 @@ impl Modify for SeatToken {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some("The seat token handed out when the game was created."))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "account_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An account token (it begins with `acct_`), handed out when the account \
+                         was created or minted with `POST /v1/me/tokens`. A seat token is not \
+                         one, nor is an account token a seat token.",
+                    ))
                     .build(),
             ),
         );
@@ -594,6 +613,64 @@ fn with_create_links(mut document: Value) -> Value {
         (created, serde_json::to_value(create_links()))
     {
         created.insert("links".into(), links);
+    }
+    document
+}
+
+/// The links from a created account (and a minted token) to what its token opens, with the
+/// secret from the answer, so a client (or a stateful fuzzer) gets past `401`.
+fn account_links(secret: &str, id: &str) -> BTreeMap<String, OperationLink> {
+    let token = format!("Bearer {{$response.body#{secret}}}");
+    let mut links = BTreeMap::new();
+    links.insert(
+        "Me".to_string(),
+        OperationLink {
+            operation_id: "getMe",
+            parameters: BTreeMap::from([("header.Authorization", token.clone())]),
+            description: "The account, read with the token just given".to_string(),
+        },
+    );
+    links.insert(
+        "MintToken".to_string(),
+        OperationLink {
+            operation_id: "createAccountToken",
+            parameters: BTreeMap::from([("header.Authorization", token.clone())]),
+            description: "Another token for the account, minted with this one".to_string(),
+        },
+    );
+    links.insert(
+        "RevokeToken".to_string(),
+        OperationLink {
+            operation_id: "revokeAccountToken",
+            parameters: BTreeMap::from([
+                ("header.Authorization", token),
+                ("path.token_id", format!("$response.body#{id}")),
+            ]),
+            description: "The token just given, revoking itself".to_string(),
+        },
+    );
+    links
+}
+
+fn with_account_links(mut document: Value) -> Value {
+    for (pointer, secret, id) in [
+        (
+            "/paths/~1v1~1accounts/post/responses/201",
+            "/token/secret",
+            "/token/id",
+        ),
+        (
+            "/paths/~1v1~1me~1tokens/post/responses/201",
+            "/secret",
+            "/id",
+        ),
+    ] {
+        let answer = document.pointer_mut(pointer);
+        if let (Some(Value::Object(answer)), Ok(links)) =
+            (answer, serde_json::to_value(account_links(secret, id)))
+        {
+            answer.insert("links".into(), links);
+        }
     }
     document
 }

@@ -225,7 +225,9 @@ fn every_operation_has_its_own_id() {
             panic!("{method} {path} and {other} share the operationId {id}");
         }
     }
-    assert_eq!(ids.len(), 17, "{ids:?}");
+    // 17, and the four of accounts: createAccount, getMe, createAccountToken,
+    // revokeAccountToken.
+    assert_eq!(ids.len(), 21, "{ids:?}");
 }
 
 #[test]
@@ -318,6 +320,15 @@ fn every_error_an_operation_can_answer_is_a_documented_problem() {
         if takes_token {
             must("401", "it takes a seat token");
             must("403", "a token may be another game's");
+        }
+        let takes_account = operation["security"]
+            .as_array()
+            .expect("explicit security")
+            .iter()
+            .any(|requirement| requirement.get("account_token").is_some());
+        if takes_account {
+            must("401", "it takes an account token");
+            must("503", "it reads the database");
         }
     }
     let act = &doc["paths"]["/v1/games/{id}/actions"]["post"]["responses"];
@@ -790,7 +801,78 @@ async fn bodies_the_document_refuses_the_server_refuses(app: TestApp) {
     assert_eq!(status, StatusCode::BAD_REQUEST, "{problem}");
 }
 
+/// What the account operations send, their problems included, fits the document; the links
+/// from a created account lead to operations its token opens.
+async fn the_account_answers_fit_the_document(app: TestApp) {
+    let mut schemas = Schemas::new(document());
+    let body = json!({"name": "Ann", "token_name": "laptop"});
+    let res = app
+        .request(Method::POST, "/v1/accounts", None, Some(&body))
+        .await;
+    let (status, created) = schemas.answer("createAccount", res).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let secret = created["token"]["secret"].as_str().unwrap().to_string();
+    let res = app
+        .request(Method::GET, "/v1/me", Some(&secret), None)
+        .await;
+    let (status, _) = schemas.answer("getMe", res).await;
+    assert_eq!(status, StatusCode::OK);
+    let res = app
+        .request(
+            Method::POST,
+            "/v1/me/tokens",
+            Some(&secret),
+            Some(&json!({"name": "phone"})),
+        )
+        .await;
+    let (status, minted) = schemas.answer("createAccountToken", res).await;
+    assert_eq!(status, StatusCode::CREATED, "{minted}");
+    let revoke = format!("/v1/me/tokens/{}", minted["id"].as_str().unwrap());
+    let res = app
+        .request(Method::DELETE, &revoke, Some(&secret), None)
+        .await;
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    let res = app
+        .request(Method::DELETE, &revoke, Some(&secret), None)
+        .await;
+    let (status, _) = schemas.answer("revokeAccountToken", res).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let res = app.request(Method::GET, "/v1/me", Some("seat"), None).await;
+    let (status, _) = schemas.answer("getMe", res).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let res = app
+        .request(
+            Method::POST,
+            "/v1/accounts",
+            None,
+            Some(&json!({"name": ""})),
+        )
+        .await;
+    let (status, _) = schemas.answer("createAccount", res).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    for bad in [
+        json!({"name": ""}),
+        json!({"name": "A", "x": 1}),
+        json!(["A"]),
+    ] {
+        assert!(!schemas
+            .validator("#/components/schemas/NewAccount")
+            .is_valid(&bad));
+    }
+    let doc = document();
+    let links = &doc["paths"]["/v1/accounts"]["post"]["responses"]["201"]["links"];
+    assert_eq!(links["Me"]["operationId"], json!("getMe"), "{links}");
+    assert_eq!(
+        links["Me"]["parameters"]["header.Authorization"],
+        json!("Bearer {$response.body#/token/secret}")
+    );
+    assert!(doc["components"]["securitySchemes"]
+        .get("account_token")
+        .is_some());
+}
+
 on_both_backends!(
+    the_account_answers_fit_the_document,
     what_the_server_sends_fits_the_document,
     the_problems_the_server_sends_fit_the_document,
     bodies_the_document_refuses_the_server_refuses,

@@ -12,9 +12,9 @@ use parlour::receipts::Signer;
 use parlour::service::ManualClock;
 use parlour::startup::{Application, Hooks, Settings};
 use parlour::store::{
-    self, Committed, EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
-    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
-    StoreError, StoredEvent,
+    self, AccountRecord, AccountStore, AccountTokenRecord, Committed, EventStore, FeedCursor,
+    FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore,
+    OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError, StoredEvent,
 };
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
@@ -428,6 +428,44 @@ impl OutboxStore for HeldAppend {
 impl LeaderStore for HeldAppend {
     async fn lead(&self, name: &str) -> Result<Option<Box<dyn Leadership>>, StoreError> {
         self.inner.lead(name).await
+    }
+}
+
+#[async_trait]
+impl AccountStore for HeldAppend {
+    async fn create_account(
+        &self,
+        account: &AccountRecord,
+        token: &AccountTokenRecord,
+    ) -> Result<(), StoreError> {
+        self.inner.create_account(account, token).await
+    }
+    async fn account_for_token(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError> {
+        self.inner.account_for_token(token_hash).await
+    }
+    async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError> {
+        self.inner.account_tokens(account).await
+    }
+    async fn mint_account_token(
+        &self,
+        by: Uuid,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError> {
+        self.inner.mint_account_token(by, token).await
+    }
+    async fn revoke_account_token(
+        &self,
+        by: Uuid,
+        account: Uuid,
+        token: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.inner
+            .revoke_account_token(by, account, token, at)
+            .await
     }
 }
 

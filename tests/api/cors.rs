@@ -74,7 +74,7 @@ async fn a_preflight_from_any_origin_is_answered_by_default() {
         Some("*")
     );
     let methods = items(&res, "access-control-allow-methods");
-    for method in ["get", "post"] {
+    for method in ["get", "post", "delete"] {
         assert!(methods.contains(&method.to_string()), "{methods:?}");
     }
     let headers = items(&res, "access-control-allow-headers");

@@ -10,6 +10,7 @@
     clippy::cast_possible_wrap
 )]
 
+mod accounts;
 mod attacks;
 mod basics;
 mod british_birds;

@@ -272,3 +272,32 @@ fn the_binary_offers_the_switches_a_benchmark_needs() {
         assert!(help.contains(flag), "{flag} is not in\n{help}");
     }
 }
+
+/// Creating an account takes no token, so its only limit is the client address's: a client
+/// past it creates nothing more, and another address is not affected.
+#[tokio::test]
+async fn account_creation_is_limited_per_client_address() {
+    let app = app_limited(
+        Backend::Sqlite,
+        RateLimitSettings {
+            per_client: per_day(2),
+            ..RateLimitSettings::off()
+        },
+    )
+    .await;
+    let create = |client: Client, name: &str| {
+        client
+            .post(format!("{}/v1/accounts", app.address))
+            .json(&json!({"name": name}))
+            .send()
+    };
+    for name in ["Ann", "Bea"] {
+        let res = create(app.client.clone(), name).await.unwrap();
+        assert_eq!(res.status(), StatusCode::CREATED, "{name}");
+    }
+    let res = create(app.client.clone(), "Cy").await.unwrap();
+    assert!(header(&res, "retry-after").unwrap() >= 1);
+    assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "rate-limited").await;
+    let res = create(client_from("127.0.0.2"), "Dee").await.unwrap();
+    assert_eq!(res.status(), StatusCode::CREATED);
+}

@@ -495,6 +495,7 @@ async fn the_new_problem_types_are_described() {
         ("unsupported-media-type", 415),
         ("precondition-required", 428),
         ("unauthorized", 401),
+        ("token-not-found", 404),
     ] {
         let (got, page) = app.get(&format!("/problems/{code}"), None).await;
         assert_eq!(got, StatusCode::OK, "{code}");

@@ -20,7 +20,7 @@ use actix_web::middleware::Next;
 use actix_web::{web, Error, HttpResponse};
 
 /// The methods Parlour's routes answer to (and a preflight allows).
-pub const ALLOWED_METHODS: &str = "GET, POST";
+pub const ALLOWED_METHODS: &str = "GET, POST, DELETE";
 /// The request headers a cross-origin call may send: those Parlour reads, and the trace
 /// headers browser instrumentation adds.
 pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Accept, If-Match, If-None-Match, \

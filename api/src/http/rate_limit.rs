@@ -500,7 +500,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 /// The answer to a request past a limit.
 fn refusal(by: Limited, standing: &Standing, retry_after: Duration) -> HttpResponse {
     let whose = match by {
-        Limited::Token => "this seat token",
+        Limited::Token => "this token",
         Limited::Client => "your address",
     };
     let wait = seconds_up(retry_after).max(1);

@@ -1,5 +1,6 @@
 //! HTTP handlers: extract, call one service function, map to a response.
 
+pub mod accounts;
 pub mod catalog;
 pub mod docs;
 pub mod games;
@@ -39,7 +40,7 @@ impl FromRequest for Bearer {
             Some(token) => Ok(Bearer(Some(token.to_string()))),
             None => Err(ApiError::new(
                 Problem::Unauthorized,
-                "the Authorization header must be `Bearer <seat token>`",
+                "the Authorization header must be `Bearer <token>`",
             )),
         })
     }
@@ -109,6 +110,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::scorecard)
         .service(games::export)
         .service(statistics::statistics)
+        .service(accounts::create)
+        .service(accounts::me)
+        .service(accounts::mint)
+        .service(accounts::revoke)
         .service(keys::keys);
 }
 

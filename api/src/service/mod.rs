@@ -51,6 +51,14 @@ pub enum ServiceError {
     /// No bearer token, or one that belongs to no seat.
     #[error("{0}")]
     Unauthorized(&'static str),
+    /// An account's route without a live account token (none, a seat token, an unknown or a
+    /// revoked one).
+    #[error("{0}")]
+    AccountUnauthorized(&'static str),
+    /// The caller's account has no live token with this id (another account's is not
+    /// told apart from none at all).
+    #[error("this account has no token {0:?}")]
+    TokenNotFound(String),
     /// The token belongs to a seat of another game.
     #[error("this token is for a seat in another game")]
     WrongGame,
@@ -139,6 +147,7 @@ impl From<StoreError> for ServiceError {
 type Result<T> = std::result::Result<T, ServiceError>;
 
 mod access;
+mod accounts;
 mod act;
 mod audit;
 mod cache;
@@ -149,6 +158,7 @@ mod read;
 mod table;
 pub mod text;
 
+pub use accounts::{AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME};
 pub use clock::{Clock, ManualClock, SystemClock};
 
 pub use cache::InstanceCounts;

@@ -17,9 +17,9 @@ use uuid::Uuid;
 use chrono::{DateTime, Utc};
 
 use super::{
-    Committed, EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
-    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
-    StoreError, StoredEvent,
+    AccountRecord, AccountStore, AccountTokenRecord, Committed, EventStore, FeedCursor, FeedStore,
+    GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem,
+    OutboxMessage, OutboxStore, SeatCredential, StoreError, StoredEvent,
 };
 
 /// How long the store waits for the database.
@@ -321,6 +321,53 @@ impl<S: EventStore> LeaderStore for Deadline<S> {
                 limit: self.limit,
             }) as Box<dyn Leadership>
         }))
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> AccountStore for Deadline<S> {
+    async fn create_account(
+        &self,
+        account: &AccountRecord,
+        token: &AccountTokenRecord,
+    ) -> Result<(), StoreError> {
+        self.run(true, self.inner.create_account(account, token))
+            .await
+    }
+
+    async fn account_for_token(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError> {
+        self.run(false, self.inner.account_for_token(token_hash))
+            .await
+    }
+
+    async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError> {
+        self.run(false, self.inner.account_tokens(account)).await
+    }
+
+    async fn mint_account_token(
+        &self,
+        by: Uuid,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError> {
+        self.run(true, self.inner.mint_account_token(by, token))
+            .await
+    }
+
+    async fn revoke_account_token(
+        &self,
+        by: Uuid,
+        account: Uuid,
+        token: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.run(
+            true,
+            self.inner.revoke_account_token(by, account, token, at),
+        )
+        .await
     }
 }
 

@@ -5,7 +5,9 @@
 //! follows a commit, a store-wide feed of committed events, an outbox, and leader election.
 //!
 //! The interface is split by concern (`GameStore`, `LogStore`, `FeedStore`, `OutboxStore`,
-//! `LeaderStore`); `EventStore` is all of them, so callers hold one `Arc<dyn EventStore>`.
+//! `LeaderStore`, `AccountStore`); `EventStore` is all of them, so callers hold one
+//! `Arc<dyn EventStore>`. Accounts and their tokens are ordinary mutable rows beside the log,
+//! never part of it.
 //! SQL the two backends share is written once in `rows.rs`, with the row decoding.
 
 mod deadline;
@@ -61,6 +63,32 @@ pub struct SeatCredential {
     pub name: String,
     /// Hex SHA-256 of the token.
     pub token_hash: String,
+}
+
+/// An account as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRecord {
+    /// The account's id.
+    pub id: Uuid,
+    /// Its name, checked as a player's name is.
+    pub name: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// One of an account's named bearer tokens, as stored: only the SHA-256 of the secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountTokenRecord {
+    /// The token's id (not secret: it names the token to revoke it).
+    pub id: Uuid,
+    /// The account it opens.
+    pub account: Uuid,
+    /// The name its holder gave it (a device, an app).
+    pub name: String,
+    /// Hex SHA-256 of the secret, as for seat tokens.
+    pub token_hash: String,
+    /// When it was minted.
+    pub created_at: DateTime<Utc>,
 }
 
 /// One event of the log, as stored.
@@ -374,6 +402,48 @@ pub trait Leadership: Send {
     async fn still_leading(&mut self) -> bool;
 }
 
+/// Accounts and their named tokens: mutable rows, read on every request that carries an
+/// account token, so that a revoked token is refused at once by every instance.
+#[async_trait]
+pub trait AccountStore: Send + Sync {
+    /// Records a new account with its first token, both or neither.
+    async fn create_account(
+        &self,
+        account: &AccountRecord,
+        token: &AccountTokenRecord,
+    ) -> Result<(), StoreError>;
+
+    /// The account a token hash opens, and the id of that token, if the token exists and has
+    /// not been revoked.
+    async fn account_for_token(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError>;
+
+    /// The account's tokens that have not been revoked, oldest first.
+    async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError>;
+
+    /// Records `token` for its account if the token `by` (the caller's) is still live: in the
+    /// same statement, so a token revoked meanwhile mints nothing. `false` when it was not.
+    async fn mint_account_token(
+        &self,
+        by: Uuid,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError>;
+
+    /// Revokes `account`'s live token `token` at `at` if the token `by` (the caller's, of the
+    /// same account) is still live, in one statement. `false` when nothing was revoked: no
+    /// such live token of that account, or `by` was revoked meanwhile. A token may revoke
+    /// itself.
+    async fn revoke_account_token(
+        &self,
+        by: Uuid,
+        account: Uuid,
+        token: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+}
+
 /// How long a SQLite leader's lease lasts after each `still_leading`.
 pub const LEADER_LEASE: Duration = Duration::from_secs(15);
 
@@ -381,9 +451,15 @@ pub const LEADER_LEASE: Duration = Duration::from_secs(15);
 pub const EVENTS_CHANNEL: &str = "parlour_events";
 
 /// The event store: every concern, so callers hold one `Arc<dyn EventStore>`.
-pub trait EventStore: GameStore + LogStore + FeedStore + OutboxStore + LeaderStore {}
+pub trait EventStore:
+    GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + AccountStore
+{
+}
 
-impl<T: GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + ?Sized> EventStore for T {}
+impl<T: GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + AccountStore + ?Sized>
+    EventStore for T
+{
+}
 
 /// Connects to the store named by `url` (`postgres://…` or `sqlite://…`) with the default
 /// timeouts and applies the embedded migrations.

@@ -13,8 +13,8 @@ use sqlx::{Column, Row, TypeInfo};
 use uuid::Uuid;
 
 use super::{
-    narrow, parse_json, parse_time, salt_from, Committed, GameRecord, IdempotentMove, OutboxItem,
-    StoreError, StoredEvent,
+    narrow, parse_json, parse_time, salt_from, AccountRecord, AccountTokenRecord, Committed,
+    GameRecord, IdempotentMove, OutboxItem, StoreError, StoredEvent,
 };
 
 /// Writes a game's creation record: `$1` id … `$10` rules version.
@@ -71,6 +71,38 @@ pub const OUTBOX_RETURNING: &str =
 /// Due, unfinished messages whose topic starts with `$1` (any topic when `$1` is null).
 pub const OUTBOX_DUE_TOPIC: &str =
     "done_at IS NULL AND ($1 IS NULL OR substr(topic, 1, length($1)) = $1)";
+
+/// Records an account: `$1` id, `$2` name, `$3` time.
+pub const INSERT_ACCOUNT: &str = "INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)";
+
+/// Records an account's token: `$1` id, `$2` account, `$3` name, `$4` hash, `$5` time.
+pub const INSERT_ACCOUNT_TOKEN: &str =
+    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)";
+
+/// [`INSERT_ACCOUNT_TOKEN`], only while the token `$6` of the same account is live: checked in
+/// the statement that writes, so a caller revoked a moment ago mints nothing.
+pub const MINT_ACCOUNT_TOKEN: &str =
+    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at) \
+     SELECT $1, $2, $3, $4, $5 WHERE EXISTS \
+     (SELECT 1 FROM account_tokens WHERE id = $6 AND account_id = $2 AND revoked_at IS NULL)";
+
+/// The account a live token's hash (`$1`) opens, with the token's id.
+pub const ACCOUNT_FOR_TOKEN: &str =
+    "SELECT a.id, a.name, a.created_at, t.id AS token_id FROM account_tokens t \
+     JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = $1 AND t.revoked_at IS NULL";
+
+/// Account `$1`'s live tokens, oldest first.
+pub const ACCOUNT_TOKENS: &str =
+    "SELECT id, account_id, name, token_hash, created_at FROM account_tokens \
+     WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id";
+
+/// Revokes account `$2`'s live token `$3` at `$4`, while the caller's token `$1` of the same
+/// account is live (the caller may be the token revoked: the check reads the table as it was
+/// before the statement).
+pub const REVOKE_ACCOUNT_TOKEN: &str =
+    "UPDATE account_tokens SET revoked_at = $4 \
+     WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL AND EXISTS \
+     (SELECT 1 FROM account_tokens c WHERE c.id = $1 AND c.account_id = $2 AND c.revoked_at IS NULL)";
 
 /// Reading a column the same way from either backend's row.
 pub trait Columns {
@@ -195,6 +227,29 @@ pub fn event_from_row(row: &impl Columns) -> Result<StoredEvent, StoreError> {
 /// A row of [`HEAD`].
 pub fn head_from_row(row: &impl Columns) -> Result<(u64, String), StoreError> {
     Ok((number(row, "version")?, text(row, "head_hash")?))
+}
+
+/// A row of [`ACCOUNT_FOR_TOKEN`]: the account and the token's id.
+pub fn account_from_row(row: &impl Columns) -> Result<(AccountRecord, Uuid), StoreError> {
+    Ok((
+        AccountRecord {
+            id: row.uuid("id")?,
+            name: text(row, "name")?,
+            created_at: row.time("created_at")?,
+        },
+        row.uuid("token_id")?,
+    ))
+}
+
+/// A row of [`ACCOUNT_TOKENS`].
+pub fn account_token_from_row(row: &impl Columns) -> Result<AccountTokenRecord, StoreError> {
+    Ok(AccountTokenRecord {
+        id: row.uuid("id")?,
+        account: row.uuid("account_id")?,
+        name: text(row, "name")?,
+        token_hash: text(row, "token_hash")?,
+        created_at: row.time("created_at")?,
+    })
 }
 
 /// A row of [`SEAT_FOR_TOKEN`].

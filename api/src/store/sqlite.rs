@@ -23,9 +23,10 @@ use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    is_unique_violation, stored_json, time_text, Committed, FeedCursor, FeedStore, GameRecord,
-    GameStore, IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage,
-    OutboxStore, SeatCredential, StoreError, StoredEvent, LEADER_LEASE,
+    is_unique_violation, stored_json, time_text, AccountRecord, AccountStore, AccountTokenRecord,
+    Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
+    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError,
+    StoredEvent, LEADER_LEASE,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -390,6 +391,92 @@ impl OutboxStore for SqliteStore {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+}
+
+/// Binds an account token's columns to [`rows::INSERT_ACCOUNT_TOKEN`] (or the mint).
+fn bind_token<'q>(
+    query: sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
+    token: &AccountTokenRecord,
+) -> sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
+    query
+        .bind(token.id.to_string())
+        .bind(token.account.to_string())
+        .bind(token.name.clone())
+        .bind(token.token_hash.clone())
+        .bind(time_text(&token.created_at))
+}
+
+#[async_trait]
+impl AccountStore for SqliteStore {
+    async fn create_account(
+        &self,
+        account: &AccountRecord,
+        token: &AccountTokenRecord,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        sqlx::query(rows::INSERT_ACCOUNT)
+            .bind(account.id.to_string())
+            .bind(&account.name)
+            .bind(time_text(&account.created_at))
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), token)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn account_for_token(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError> {
+        let row = sqlx::query(rows::ACCOUNT_FOR_TOKEN)
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rows::account_from_row).transpose()
+    }
+
+    async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError> {
+        let rows = sqlx::query(rows::ACCOUNT_TOKENS)
+            .bind(account.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(rows::account_token_from_row).collect()
+    }
+
+    async fn mint_account_token(
+        &self,
+        by: Uuid,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError> {
+        let done = bind_token(sqlx::query(rows::MINT_ACCOUNT_TOKEN), token)
+            .bind(by.to_string())
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn revoke_account_token(
+        &self,
+        by: Uuid,
+        account: Uuid,
+        token: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::REVOKE_ACCOUNT_TOKEN)
+            .bind(by.to_string())
+            .bind(account.to_string())
+            .bind(token.to_string())
+            .bind(time_text(&at))
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 }
 

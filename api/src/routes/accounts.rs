@@ -1,0 +1,124 @@
+//! Accounts and their named tokens: create an account, read it, mint and revoke tokens.
+
+use actix_web::http::header;
+use actix_web::{delete, get, post, web, HttpResponse};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::Bearer;
+use crate::dto::{CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken};
+use crate::error::{ApiError, Problem};
+use crate::service::Parlour;
+
+const PROBLEM: &str = "application/problem+json";
+
+/// An answer holding a token's secret, or depending on the token sent: for the caller alone,
+/// never for a cache (`no-store`), and never one caller's answer given to another (`Vary`).
+fn for_the_caller(
+    response: &mut actix_web::HttpResponseBuilder,
+) -> &mut actix_web::HttpResponseBuilder {
+    response
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::VARY, "Authorization"))
+}
+
+/// A body that must be a JSON object of `T`'s fields. serde would also read a struct from an
+/// array of its fields in order (`["Ann"]`), which the document does not allow and no client
+/// means: only an object is read.
+fn object_body<T: DeserializeOwned>(body: Value) -> Result<T, ApiError> {
+    if !body.is_object() {
+        return Err(ApiError::new(
+            Problem::MalformedRequest,
+            "bad JSON body: the body must be a JSON object",
+        ));
+    }
+    serde_json::from_value(body)
+        .map_err(|e| ApiError::new(Problem::MalformedRequest, format!("bad JSON body: {e}")))
+}
+
+/// Creates an account and its first token. The token's secret is in this answer only: the
+/// server keeps its hash.
+#[utoipa::path(post, path = "/v1/accounts", tag = "accounts", operation_id = "createAccount", request_body = NewAccount,
+    responses(
+        (status = 201, body = CreatedAccount, description = "Created: the account and its first token, whose `secret` is shown only here",
+            headers(("Location" = String, description = "`/v1/me`, where the account is read with the token"),
+                ("Cache-Control" = String, description = "`no-store`: the answer holds a secret"))),
+        (status = 400, description = "Malformed body (an unknown field, say), or a name that is empty, longer than 64 characters or holds a control character (`invalid-text`, `field` says which)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering: nothing was created", content_type = PROBLEM),
+    ))]
+#[post("/v1/accounts")]
+pub async fn create(
+    service: web::Data<Parlour>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let request: NewAccount = object_body(body.into_inner())?;
+    let created = service.create_account(request).await?;
+    Ok(for_the_caller(&mut HttpResponse::Created())
+        .insert_header((header::LOCATION, "/v1/me"))
+        .json(created))
+}
+
+/// The account the token opens, and its live tokens (never their secrets).
+#[utoipa::path(get, path = "/v1/me", tag = "accounts", operation_id = "getMe",
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = Me, description = "The account and its tokens not revoked; `current` marks the one this request carries",
+            headers(("Cache-Control" = String, description = "`no-store`"),
+                ("Vary" = String, description = "`Authorization`"))),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/me")]
+pub async fn me(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let me = service.me(&caller).await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(me))
+}
+
+/// Mints another named token for the account (one per device or app). Its secret is in this
+/// answer only.
+#[utoipa::path(post, path = "/v1/me/tokens", tag = "accounts", operation_id = "createAccountToken", request_body = NewAccountToken,
+    security(("account_token" = [])),
+    responses(
+        (status = 201, body = IssuedAccountToken, description = "Minted: the new token, whose `secret` is shown only here",
+            headers(("Cache-Control" = String, description = "`no-store`: the answer holds a secret"))),
+        (status = 400, description = "Malformed body, or a name that is empty, longer than 64 characters or holds a control character (`invalid-text`)", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering: nothing was minted", content_type = PROBLEM),
+    ))]
+#[post("/v1/me/tokens")]
+pub async fn mint(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    // Who is asking first: a request without a live account token is 401 whatever its body.
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let request: NewAccountToken = object_body(body.into_inner())?;
+    let issued = service.mint_account_token(&caller, request).await?;
+    Ok(for_the_caller(&mut HttpResponse::Created()).json(issued))
+}
+
+/// Revokes one of the account's tokens, the one this request carries included: from the
+/// answer on, it is refused everywhere (401), on every instance.
+#[utoipa::path(delete, path = "/v1/me/tokens/{token_id}", tag = "accounts", operation_id = "revokeAccountToken",
+    params(("token_id" = String, Path, description = "The token's id, as `GET /v1/me` lists it")),
+    security(("account_token" = [])),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no live token with this id (`token-not-found`): none, already revoked, or another account's", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[delete("/v1/me/tokens/{token_id}")]
+pub async fn revoke(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    token_id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    service.revoke_account_token(&caller, &token_id).await?;
+    Ok(HttpResponse::NoContent()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .finish())
+}

@@ -1,0 +1,164 @@
+//! Accounts and their named tokens (issue 11, part 1).
+//!
+//! An account token is a bearer token like a seat's: shown once, kept only as its SHA-256. It
+//! is looked up in the store on every request, never cached, so that a revoked token is
+//! refused at once by every instance on the database. It begins with
+//! [`ACCOUNT_TOKEN_PREFIX`], which no seat token (64 hex digits) can, so the two are never
+//! mistaken for each other. Seats are not linked to accounts yet: on a game's routes an
+//! account token is an unknown token like any other.
+
+use super::*;
+use crate::dto::{
+    Account, AccountToken, CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken,
+};
+use crate::store::{AccountRecord, AccountTokenRecord};
+
+/// What every account token begins with.
+pub const ACCOUNT_TOKEN_PREFIX: &str = "acct_";
+/// The name of an account's first token when the request gives none.
+pub const FIRST_TOKEN_NAME: &str = "first";
+
+/// The holder of a live account token, once it has been checked.
+#[derive(Debug, Clone)]
+pub struct AccountCaller {
+    /// The account the token opens.
+    pub account: AccountRecord,
+    /// The id of the token the request was sent with.
+    pub token: Uuid,
+}
+
+fn account_dto(record: &AccountRecord) -> Account {
+    Account {
+        id: record.id,
+        name: record.name.clone(),
+        created_at: record.created_at,
+    }
+}
+
+impl Parlour {
+    /// A new token for `account`: its record (with the secret's hash) and the secret itself.
+    fn new_account_token(
+        &self,
+        account: Uuid,
+        name: String,
+    ) -> Result<(AccountTokenRecord, IssuedAccountToken)> {
+        let secret = format!("{ACCOUNT_TOKEN_PREFIX}{}", hex::encode(random_bytes()?));
+        let record = AccountTokenRecord {
+            id: Uuid::now_v7(),
+            account,
+            name,
+            token_hash: token_hash(&secret),
+            created_at: self.clock.now(),
+        };
+        let issued = IssuedAccountToken {
+            id: record.id,
+            name: record.name.clone(),
+            created_at: record.created_at,
+            secret,
+        };
+        Ok((record, issued))
+    }
+
+    /// Creates an account and its first token; the token's secret is in the answer only.
+    pub async fn create_account(&self, request: NewAccount) -> Result<CreatedAccount> {
+        // Both names are checked before anything is written: a refused request stores nothing.
+        let name = text::player_name("name", &request.name)?;
+        let token_name = match &request.token_name {
+            Some(token_name) => text::player_name("token_name", token_name)?,
+            None => FIRST_TOKEN_NAME.to_string(),
+        };
+        let account = AccountRecord {
+            id: Uuid::now_v7(),
+            name,
+            created_at: self.clock.now(),
+        };
+        let (token, issued) = self.new_account_token(account.id, token_name)?;
+        self.store.create_account(&account, &token).await?;
+        Ok(CreatedAccount {
+            account: account_dto(&account),
+            token: issued,
+        })
+    }
+
+    /// Checks an account token: the account it opens, if it exists and is not revoked. Asked
+    /// of the store every time (see the module's comment).
+    pub async fn authenticate_account(&self, token: Option<&str>) -> Result<AccountCaller> {
+        let Some(token) = token else {
+            return Err(ServiceError::AccountUnauthorized(
+                "this needs `Authorization: Bearer <account token>`",
+            ));
+        };
+        if !token.starts_with(ACCOUNT_TOKEN_PREFIX) {
+            return Err(ServiceError::AccountUnauthorized(
+                "this is not an account token (account tokens begin with `acct_`; a seat token \
+                 opens only its seat's game)",
+            ));
+        }
+        match self.store.account_for_token(&token_hash(token)).await? {
+            Some((account, token)) => Ok(AccountCaller { account, token }),
+            None => Err(ServiceError::AccountUnauthorized(
+                "this token belongs to no account, or has been revoked",
+            )),
+        }
+    }
+
+    /// The caller's account and its live tokens.
+    pub async fn me(&self, caller: &AccountCaller) -> Result<Me> {
+        let tokens = self.store.account_tokens(caller.account.id).await?;
+        Ok(Me {
+            account: account_dto(&caller.account),
+            tokens: tokens
+                .iter()
+                .map(|t| AccountToken {
+                    id: t.id,
+                    name: t.name.clone(),
+                    created_at: t.created_at,
+                    current: t.id == caller.token,
+                })
+                .collect(),
+        })
+    }
+
+    /// Mints another named token for the caller's account; its secret is in the answer only.
+    pub async fn mint_account_token(
+        &self,
+        caller: &AccountCaller,
+        request: NewAccountToken,
+    ) -> Result<IssuedAccountToken> {
+        let name = text::player_name("name", &request.name)?;
+        let (token, issued) = self.new_account_token(caller.account.id, name)?;
+        if self.store.mint_account_token(caller.token, &token).await? {
+            Ok(issued)
+        } else {
+            // The caller's own token was revoked after it was checked: it may mint nothing.
+            Err(revoked_meanwhile())
+        }
+    }
+
+    /// Revokes one of the caller's account's tokens (the caller's own included); another
+    /// account's token is answered as if it did not exist.
+    pub async fn revoke_account_token(&self, caller: &AccountCaller, token: &str) -> Result<()> {
+        // The id is quoted back from the path, so only so much of it.
+        let not_found = || ServiceError::TokenNotFound(token.chars().take(100).collect());
+        let id = Uuid::parse_str(token).map_err(|_| not_found())?;
+        let revoked = self
+            .store
+            .revoke_account_token(caller.token, caller.account.id, id, self.clock.now())
+            .await?;
+        if revoked {
+            return Ok(());
+        }
+        // Nothing revoked: either there is no such live token of this account, or the caller
+        // was itself revoked since it was checked.
+        let live = self.store.account_tokens(caller.account.id).await?;
+        if live.iter().any(|t| t.id == caller.token) {
+            Err(not_found())
+        } else {
+            Err(revoked_meanwhile())
+        }
+    }
+}
+
+fn revoked_meanwhile() -> ServiceError {
+    ServiceError::AccountUnauthorized("this token has been revoked")
+}
