@@ -264,9 +264,67 @@ TABLE_EVENTS = {
     "table.note": {"text": str},
     "table.resigned": {"seat": int},
     "table.abandoned": {"reason": str},
+    "table.hosted": {"account": str, "name": str},
+    "table.seat_offered": {"seat": int, "to": dict},
+    "table.offer_withdrawn": {"seat": int},
+    "table.seated": {"seat": int, "account": str, "name": str},
+    "table.aborted": {},
 }
 # Table events after which nothing more may be recorded: they end the game.
-TABLE_ENDINGS = ("table.resigned", "table.abandoned")
+TABLE_ENDINGS = ("table.resigned", "table.abandoned", "table.aborted")
+# The shapes of a seat's offer (`table.seat_offered`'s `to`), by kind.
+OFFERS = {"anyone": set(), "account": {"account"}, "invitation": {"code_hash"}}
+
+
+class Seating:
+    """Who sits where in a game an account hosts (docs/audit.md, "Table events")."""
+
+    def __init__(self, host, players):
+        self.host = host
+        self.holders = [None] * players
+        self.offers = [None] * players
+        self.moved = False
+
+    def waiting(self):
+        return any(h is None for h in self.holders)
+
+    def check(self, report, seq, kind, data):
+        seat = data.get("seat")
+        if seat is not None and not 0 <= seat < len(self.holders):
+            report.fail("table", seq, "seat %d is not at this table" % seat)
+            return
+        if kind == "table.hosted":
+            report.fail("table", seq, "the game already has a host")
+        elif kind in ("table.seat_offered", "table.offer_withdrawn"):
+            if not self.waiting():
+                report.fail("table", seq, "seats are offered only while the game waits for players")
+            elif self.holders[seat] is not None:
+                report.fail("table", seq, "seat %d is taken" % seat)
+            elif kind == "table.offer_withdrawn" and self.offers[seat] is None:
+                report.fail("table", seq, "seat %d has no offer to withdraw" % seat)
+            elif kind == "table.seat_offered":
+                offer = data["to"]
+                if set(offer) - {"kind"} != OFFERS.get(offer.get("kind"), {None}):
+                    report.fail("table", seq, "%r is not an offer" % (offer,))
+                self.offers[seat] = offer
+            else:
+                self.offers[seat] = None
+        elif kind == "table.seated":
+            account, offer = data["account"], self.offers[seat]
+            if self.holders[seat] is not None:
+                report.fail("table", seq, "seat %d is taken" % seat)
+            elif account in self.holders:
+                report.fail("table", seq, "this account already plays another seat")
+            elif offer is None and (account != self.host or self.moved):
+                report.fail("table", seq, "seat %d was not offered" % seat)
+            elif offer is not None and offer.get("kind") == "account" and offer.get("account") != account:
+                report.fail("table", seq, "seat %d was offered to another account" % seat)
+            else:
+                self.holders[seat], self.offers[seat] = account, None
+        elif kind == "table.aborted" and self.moved:
+            report.fail("table", seq, "a game is aborted only before its first move")
+        elif kind == "table.resigned" and self.waiting():
+            report.fail("table", seq, "nobody resigns from a game that waits for players")
 
 
 def check_table_event(report, event, players, ended):
@@ -423,11 +481,24 @@ def verify(game, keys=None, extra_receipts=()):
 
     ended = False
     players = len(record.get("players") or [])
+    seating = None
     for i, event in enumerate(events):
         seq = event.get("seq")
         is_table = str(event.get("type", "")).startswith(TABLE_PREFIX)
         if ended and not is_table:
             report.fail("table", seq, "it follows the table event that ended the game")
+        if not is_table and seating is not None:
+            if seating.waiting():
+                report.fail("table", seq, "a move while the game waited for players")
+            seating.moved = True
+        kind, data = event.get("type"), event.get("data")
+        if is_table and isinstance(data, dict) and set(data) == set(TABLE_EVENTS.get(kind, {None: 0})):
+            if kind == "table.hosted" and seating is None:
+                seating = Seating(data["account"], players)
+            elif seating is not None:
+                seating.check(report, seq, kind, data)
+            elif kind in ("table.seat_offered", "table.offer_withdrawn", "table.seated", "table.aborted"):
+                report.fail("table", seq, "seats are offered and taken only in a hosted game")
         if is_table:
             # A table entry stands alone: it ends the batch before it and holds no shuffle.
             if i == 0:
@@ -620,6 +691,34 @@ def self_test():
         "commitment: seed and salt [0; 32]",
         sha256_hex(bytes(64)),
         "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b",
+    )
+    # Seating: what the table admits, with no game rules needed.
+    def seating_failures(entries):
+        report = Report()
+        seating = Seating("ann", 2)
+        for seq, (kind, data) in enumerate(entries, start=2):
+            seating.check(report, seq, kind, data)
+        return len(report.failures)
+
+    check(
+        "seating: host sits, bea claims an open seat",
+        seating_failures([
+            ("table.seated", {"seat": 0, "account": "ann", "name": "Ann"}),
+            ("table.seat_offered", {"seat": 1, "to": {"kind": "anyone"}}),
+            ("table.seated", {"seat": 1, "account": "bea", "name": "Bea"}),
+        ]),
+        0,
+    )
+    check(
+        "seating: an unoffered seat, a seat twice",
+        seating_failures([
+            ("table.seated", {"seat": 1, "account": "bea", "name": "Bea"}),
+            ("table.seated", {"seat": 0, "account": "ann", "name": "Ann"}),
+            ("table.seat_offered", {"seat": 0, "to": {"kind": "anyone"}}),
+            ("table.seat_offered", {"seat": 1, "to": {"kind": "account", "account": "cat"}}),
+            ("table.seated", {"seat": 1, "account": "bea", "name": "Bea"}),
+        ]),
+        3,
     )
     print("SELF-TEST OK" if ok else "SELF-TEST FAILED")
     return ok

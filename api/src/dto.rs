@@ -9,9 +9,11 @@ use uuid::Uuid;
 use crate::receipts::{PublicKey, Receipt};
 
 /// Whether a game is still being played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// A game an account created, some of whose seats are still empty: nobody moves yet.
+    Waiting,
     /// Moves are still being made.
     Active,
     /// The game is over; its whole log and its seed are public.
@@ -121,6 +123,9 @@ pub struct GameView {
     /// Scores and winners, once the game is over.
     #[schema(value_type = Option<Object>)]
     pub result: Option<Value>,
+    /// In a game an account created: its host, and who holds or may claim each seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seating: Option<SeatingView>,
     /// In the answer to a move: the server's signed word that the log held the move's last
     /// event with this hash (`docs/receipts.md`). Keep it to prove later what was played.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -491,6 +496,8 @@ pub enum TableResult {
         /// Why, in the words of whoever declared it.
         reason: String,
     },
+    /// The host called the game off before its first move: no result for anyone.
+    Abort,
 }
 
 /// The `data` of a table event (`table.note`, `table.resigned`, `table.abandoned`): a fact
@@ -503,9 +510,10 @@ pub enum TableEventData {
         /// The remark, shown to everyone.
         text: String,
     },
-    /// `table.resigned`: the player in `seat` resigned.
+    /// `table.resigned` (the player in `seat` resigned) or `table.offer_withdrawn` (the
+    /// seat's offer was withdrawn: nobody may claim it until it is offered again).
     Resigned {
-        /// The seat that resigned.
+        /// The seat.
         seat: u8,
     },
     /// `table.abandoned`: the game was declared abandoned.
@@ -513,6 +521,292 @@ pub enum TableEventData {
         /// Why.
         reason: String,
     },
+    /// `table.hosted`: the account that created the game hosts it.
+    Hosted {
+        /// The host's account id.
+        account: Uuid,
+        /// The host's name then.
+        name: String,
+    },
+    /// `table.seat_offered`: a seat is offered to whoever may claim it.
+    SeatOffered {
+        /// The seat.
+        seat: u8,
+        /// Who may claim it.
+        to: LoggedOffer,
+    },
+    /// `table.seated`: an account took a seat.
+    Seated {
+        /// The seat.
+        seat: u8,
+        /// The account's id.
+        account: Uuid,
+        /// The account's name then.
+        name: String,
+    },
+}
+
+/// Who may claim an offered seat, as the log records it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LoggedOffer {
+    /// Any account: the first to claim it.
+    Anyone,
+    /// Only this account.
+    Account {
+        /// The account's id.
+        account: Uuid,
+    },
+    /// Whoever brings the invitation's code; only its SHA-256 is in the log.
+    Invitation {
+        /// SHA-256 of the code, in hex.
+        code_hash: String,
+    },
+}
+
+/// How a seat of a new game is filled.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeatPlan {
+    /// The creating account plays this seat (at most one).
+    Me {},
+    /// Held for this account: only it may claim the seat (an invitation by name; its inbox
+    /// shows it).
+    Account {
+        /// The account's id.
+        account: Uuid,
+    },
+    /// Whoever brings the seat's invitation code, which the answer gives once.
+    Invitation {},
+    /// The first account to claim it.
+    Anyone {},
+}
+
+/// `POST /v1/me/games`: a game an account creates and hosts.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewHostedGame {
+    /// A game id from the catalogue.
+    #[schema(example = "girl")]
+    pub game: String,
+    /// How each seat is filled, in seat order; seat 0 plays first. The game begins when every
+    /// seat has a player.
+    #[schema(min_items = 1, max_items = 8)]
+    pub seats: Vec<SeatPlan>,
+    /// 64 hex digits, as for `POST /v1/games`.
+    #[schema(example = json!(null), pattern = "^[0-9a-fA-F]{64}$")]
+    pub seed: Option<String>,
+    /// The game's options, as for `POST /v1/games`.
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<Value>,
+}
+
+/// An invitation to a seat: the code is the invitation, shown once to the host.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Invitation {
+    /// The secret code: whoever has it may claim the seat, once.
+    pub code: String,
+    /// The claim request to make with it, for an API client: `POST` this path with the code.
+    pub claim: String,
+    /// The web client's page for joining with it, to share as a link.
+    pub link: String,
+}
+
+/// A seat of a hosted game, as the host is told when the game is created or a seat offered.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct HostedSeat {
+    /// The seat.
+    pub seat: u8,
+    /// Who plays it, once someone does.
+    pub holder: Option<AccountRef>,
+    /// Who may claim it while it is empty.
+    pub open_to: Option<OpenTo>,
+    /// For a seat offered by invitation: the code, shown only in this answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invitation: Option<Invitation>,
+}
+
+/// `201 Created` for `POST /v1/me/games`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct HostedGame {
+    /// The game's id.
+    pub id: Uuid,
+    /// The game played.
+    pub game: String,
+    /// The game's version: the deal and the table's opening entries.
+    pub version: u64,
+    /// Waiting until every seat has a player.
+    pub status: Status,
+    /// SHA-256 of the secret seed and salt (see `docs/audit.md`).
+    pub seed_commitment: String,
+    /// The options the game was created with, as stored.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// Every seat, with its invitation's code where it has one.
+    pub seats: Vec<HostedSeat>,
+}
+
+/// An account as a table shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct AccountRef {
+    /// The account's id.
+    pub id: Uuid,
+    /// Its name when it sat down (or created the game).
+    pub name: String,
+}
+
+/// Who may claim an empty seat (an invitation's code is never shown here).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OpenTo {
+    /// Any account.
+    Anyone,
+    /// Only this account.
+    Account {
+        /// The account's id.
+        account: Uuid,
+    },
+    /// Whoever brings the seat's invitation code.
+    Invitation,
+}
+
+/// A view's `seating`, in a game an account created: the host, and who holds or may claim
+/// each seat.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatingView {
+    /// The account that created the game.
+    pub host: AccountRef,
+    /// Every seat, in order.
+    pub seats: Vec<SeatingSeat>,
+}
+
+/// One seat of [`SeatingView`].
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatingSeat {
+    /// The seat.
+    pub seat: u8,
+    /// Who plays it, once someone does.
+    pub holder: Option<AccountRef>,
+    /// Who may claim it while it is empty; `null` once taken or while its offer is withdrawn.
+    pub open_to: Option<OpenTo>,
+}
+
+/// `POST /v1/games/{id}/seats/{seat}/claim`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatClaim {
+    /// The seat's invitation code, for a seat offered by invitation; leave it out for a seat
+    /// open to anyone or held for you.
+    #[schema(
+        example = "inv_0123456789abcdef0123456789abcdef",
+        max_length = 256,
+        pattern = "^[!-~]+$"
+    )]
+    pub code: Option<String>,
+}
+
+/// `PUT /v1/games/{id}/seats/{seat}/offer`: offer an empty seat again, or to someone else.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatOffer {
+    /// Who may claim it (`me` is not an offer: the host claims a seat like anyone).
+    pub to: SeatPlan,
+}
+
+/// What an inbox row asks of the account now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Asked {
+    /// It is your move.
+    Move,
+    /// A seat is held for you: claim it to play.
+    Claim,
+    /// Nothing: others must act, or the game is over.
+    Nothing,
+}
+
+/// One game of `GET /v1/me/games`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct InboxGame {
+    /// The game's id.
+    pub id: Uuid,
+    /// The game played.
+    pub game: String,
+    /// Waiting, active or finished.
+    pub status: Status,
+    /// The game's version (its `ETag`).
+    pub version: u64,
+    /// The seat you play, if you sit at this table.
+    pub seat: Option<u8>,
+    /// Whether you host it.
+    pub host: bool,
+    /// What is asked of you now.
+    pub asked: Asked,
+    /// By when you must answer, if the game's clock says so (an inbox row with `asked` of
+    /// `move` under a move clock).
+    pub deadline: Option<DateTime<Utc>>,
+    /// The seats the game waits for.
+    pub to_act: Vec<u8>,
+    /// The seat held for you (`asked` is `claim`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offered_seat: Option<u8>,
+    /// How it ended, once it has.
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<Value>,
+}
+
+/// What a notice tells the account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeKind {
+    /// It is your move.
+    YourTurn,
+    /// A seat is now held for you: claim it to play.
+    Invited,
+    /// Someone took a seat (an invitation was accepted).
+    SeatClaimed,
+    /// The last seat was taken: the game has begun.
+    Started,
+    /// The game is over.
+    Ended,
+}
+
+/// One event of `GET /v1/me/stream` (its SSE `id:` is `id`) or `GET /v1/me/notices`: what one
+/// commit did to one of your games, and the game's inbox row just after it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Notice {
+    /// The commit's place in the server's feed: send it as `Last-Event-ID` (or `after`) to
+    /// be given exactly the notices after this one.
+    #[schema(example = "0-1234", pattern = "^[0-9]{1,20}-[0-9]{1,20}$")]
+    pub id: String,
+    /// The game.
+    pub game: Uuid,
+    /// The game's version just after the commit.
+    pub version: u64,
+    /// What it means for you; empty when it asks nothing new of you (another player moved).
+    pub notices: Vec<NoticeKind>,
+    /// The game's inbox row just after the commit.
+    pub row: InboxGame,
+}
+
+/// `GET /v1/me/notices`: the notices after `after`, and where to go on from.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct NoticePage {
+    /// The notices, oldest first.
+    pub notices: Vec<Notice>,
+    /// Send this as `after` next time: the id of the last notice, or where the feed was read
+    /// to when there was none.
+    #[schema(example = "0-1234", pattern = "^[0-9]{1,20}-[0-9]{1,20}$")]
+    pub next: String,
+}
+
+/// `GET /v1/me/games`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Inbox {
+    /// Your games: those where you must act first, most urgent deadline first; then active
+    /// games where others must act; then games waiting for players; then finished games,
+    /// newest first.
+    pub games: Vec<InboxGame>,
 }
 
 /// `POST /v1/accounts`.

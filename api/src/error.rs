@@ -11,7 +11,7 @@ use parlour_domain::table_events::TableRefusal;
 use parlour_domain::{Refused, SetupError};
 use serde_json::{json, Map, Value};
 
-use crate::service::ServiceError;
+use crate::service::{SeatingRefusal, ServiceError};
 
 /// The kinds of problem a client can meet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,15 @@ pub enum Problem {
     NotFound,
     /// Not this seat's move (or the game is over).
     NotYourMove,
+    /// The seat is not offered to this account (a wrong invitation code, another's seat).
+    NotInvited,
+    /// Only the game's host may do this.
+    NotHost,
+    /// The seat already has a player, or the account already plays another seat.
+    SeatTaken,
+    /// The game's seating does not allow it now: the game has begun, is still waiting for
+    /// players, or was not created by an account.
+    SeatingClosed,
     /// The rules forbid the move.
     RuleViolation,
     /// `If-Match` is out of date.
@@ -89,7 +98,11 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::TokenNotFound,        "token-not-found",        404, "The account has no such token"),
     (Problem::NoSuchDocument,       "no-such-document",       404, "The game has no such document"),
     (Problem::MethodNotAllowed,     "method-not-allowed",     405, "That method is not allowed here"),
+    (Problem::NotInvited,           "not-invited",            403, "The seat is not offered to you"),
+    (Problem::NotHost,              "not-host",               403, "Only the game's host may do this"),
     (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
+    (Problem::SeatTaken,            "seat-taken",             409, "The seat is taken"),
+    (Problem::SeatingClosed,        "seating-closed",         409, "The game's seats cannot change now"),
     (Problem::Conflict,             "conflict",               409, "Another move was recorded at the same time"),
     (Problem::GameInProgress,       "game-in-progress",       409, "The game is still being played"),
     (Problem::LogFull,              "log-full",               409, "The game's log has reached its length limit"),
@@ -459,7 +472,26 @@ impl From<ServiceError> for ApiError {
             ServiceError::TableRefused(TableRefusal::GameOver) => {
                 ApiError::new(Problem::NotYourMove, detail).with("rule", json!("game-over"))
             }
+            ServiceError::TableRefused(
+                TableRefusal::NotOffered(_) | TableRefusal::NotOfferedToYou(_),
+            ) => ApiError::new(Problem::NotInvited, detail),
+            ServiceError::TableRefused(
+                TableRefusal::SeatTaken(_) | TableRefusal::AlreadySeated(_),
+            ) => ApiError::new(Problem::SeatTaken, detail),
+            ServiceError::TableRefused(
+                TableRefusal::Begun | TableRefusal::Waiting | TableRefusal::NotHosted,
+            ) => ApiError::new(Problem::SeatingClosed, detail),
+            ServiceError::TableRefused(TableRefusal::NoSuchSeat(_)) => {
+                ApiError::new(Problem::NotFound, detail)
+            }
             ServiceError::TableRefused(_) => ApiError::new(Problem::MalformedRequest, detail),
+            ServiceError::Seating(SeatingRefusal::NotHost) => {
+                ApiError::new(Problem::NotHost, detail)
+            }
+            ServiceError::Seating(SeatingRefusal::WrongCode(_)) => {
+                ApiError::new(Problem::NotInvited, detail)
+            }
+            ServiceError::Seating(_) => ApiError::new(Problem::InvalidSetup, detail),
             ServiceError::Internal(_) => ApiError::new(Problem::Internal, detail),
         }
     }
@@ -504,6 +536,10 @@ mod tests {
             Problem::TokenNotFound,
             Problem::NotFound,
             Problem::NotYourMove,
+            Problem::NotInvited,
+            Problem::NotHost,
+            Problem::SeatTaken,
+            Problem::SeatingClosed,
             Problem::RuleViolation,
             Problem::VersionMismatch,
             Problem::IdempotencyKeyReused,

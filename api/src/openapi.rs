@@ -28,7 +28,9 @@ use utoipa::{Modify, OpenApi};
 
 use crate::dto;
 use crate::receipts;
-use crate::routes::{accounts, catalog as catalog_routes, games, health, keys, statistics};
+use crate::routes::{
+    accounts, catalog as catalog_routes, games, health, keys, seating, statistics,
+};
 
 mod per_game;
 
@@ -68,6 +70,17 @@ fn without_null_parameters(mut document: Value) -> Value {
         .filter_map(Value::as_array_mut)
         .flatten();
     for parameter in parameters {
+        // An optional enum comes as `oneOf: [{"type": "null"}, the enum]`: the enum alone.
+        if let Some(Value::Array(choices)) = parameter.pointer_mut("/schema/oneOf") {
+            choices.retain(|choice| choice.get("type") != Some(&Value::from("null")));
+            if let [only] = choices.as_slice() {
+                let only = only.clone();
+                if let Some(schema) = parameter.get_mut("schema") {
+                    *schema = only;
+                }
+            }
+            continue;
+        }
         let Some(Value::Array(types)) = parameter.pointer_mut("/schema/type") else {
             continue;
         };
@@ -109,6 +122,8 @@ are of in `game`, the discriminator.",
         games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz, keys::keys,
         accounts::create, accounts::me, accounts::mint, accounts::revoke,
+        seating::host, seating::inbox, seating::claim, seating::offer, seating::withdraw,
+        seating::abort, seating::resign, seating::stream, seating::notices,
     ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
@@ -119,6 +134,10 @@ are of in `game`, the discriminator.",
         AnyAction, EventData, LoggedEventData,
         dto::NewAccount, dto::NewAccountToken, dto::Account, dto::AccountToken,
         dto::IssuedAccountToken, dto::CreatedAccount, dto::Me,
+        dto::LoggedOffer, dto::SeatPlan, dto::NewHostedGame, dto::Invitation, dto::HostedSeat,
+        dto::HostedGame, dto::AccountRef, dto::OpenTo, dto::SeatingView, dto::SeatingSeat,
+        dto::SeatClaim, dto::SeatOffer, dto::Asked, dto::InboxGame, dto::Inbox,
+        dto::NoticeKind, dto::Notice, dto::NoticePage,
     )),
     modifiers(&SeatToken, &Conventions, &GameVariants, &StreamEvents, &Examples, &FreeFormObjects),
     tags(
@@ -127,6 +146,7 @@ are of in `game`, the discriminator.",
         (name = "operations", description = "Health checks"),
         (name = "receipts", description = "The keys that sign move receipts"),
         (name = "accounts", description = "Accounts and their named tokens"),
+        (name = "tables", description = "Games hosted by accounts: seats, invitations, claims, aborts and resignations; the inbox"),
     )
 )]
 pub struct ApiDoc;

@@ -195,6 +195,8 @@ impl Application {
             leadership: Arc::new(LeaderStatus::default()),
         };
         let leadership = web::Data::from(workers.leadership.clone());
+        // Account streams follow this instance's bus for live commits.
+        let bus = web::Data::from(workers.bus.clone());
         // Streams alone must never use up the descriptors everyone else needs to connect.
         let streams = match rlimit::getrlimit(rlimit::Resource::NOFILE) {
             Ok((soft, _)) => settings.streams.fitted_to(soft),
@@ -225,6 +227,7 @@ impl Application {
                 .app_data(gate.clone())
                 .app_data(signer.clone())
                 .app_data(leadership.clone())
+                .app_data(bus.clone())
                 .app_data(
                     web::JsonConfig::default()
                         .limit(MAX_BODY_BYTES)

@@ -42,6 +42,103 @@ pub enum TableEvent {
         /// Why, in the words of whoever declared it.
         reason: String,
     },
+    /// The account that created the game hosts it: it offers the seats, may withdraw an
+    /// offer and may abort the game before the first move. Recorded once, right after the
+    /// deal, and only in games created by an account.
+    Hosted {
+        /// The host's account id.
+        account: String,
+        /// The host's name when the game was created.
+        name: String,
+    },
+    /// A seat is offered to whoever may claim it.
+    SeatOffered {
+        /// The seat.
+        seat: Seat,
+        /// Who may claim it.
+        to: Offer,
+    },
+    /// The host withdrew a seat's offer (an invitation revoked): nobody can claim the seat
+    /// until it is offered again.
+    OfferWithdrawn {
+        /// The seat.
+        seat: Seat,
+    },
+    /// An account took a seat: from now on that account plays it.
+    Seated {
+        /// The seat.
+        seat: Seat,
+        /// The account's id.
+        account: String,
+        /// The account's name when it sat down.
+        name: String,
+    },
+    /// The host called the game off before its first move: it ends with no result.
+    Aborted {},
+}
+
+/// Who may claim an offered seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Offer {
+    /// Any account, the first to claim it.
+    Anyone {},
+    /// Only this account.
+    Account {
+        /// The account's id.
+        account: String,
+    },
+    /// Whoever brings the invitation's code. Only the code's SHA-256 is kept: the log is
+    /// public, and the code is the invitation.
+    Invitation {
+        /// SHA-256 of the code, in hex.
+        code_hash: String,
+    },
+}
+
+/// Who sits in a seat of a hosted game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Holder {
+    /// The account's id.
+    pub account: String,
+    /// The account's name when it sat down.
+    pub name: String,
+}
+
+/// One seat of a hosted game: who holds it, and if nobody does, who may claim it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeatAtTable {
+    /// The account playing the seat.
+    pub holder: Option<Holder>,
+    /// Who may claim the seat while it is empty.
+    pub offer: Option<Offer>,
+}
+
+/// The seats of a game an account created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seating {
+    /// The account that created the game.
+    pub host: Holder,
+    /// Every seat, in order.
+    pub seats: Vec<SeatAtTable>,
+    /// Whether a move has been made since the game was hosted.
+    pub moved: bool,
+}
+
+impl Seating {
+    /// The seat `account` holds, if any.
+    pub fn seat_of(&self, account: &str) -> Option<Seat> {
+        self.seats
+            .iter()
+            .position(|s| s.holder.as_ref().is_some_and(|h| h.account == account))
+            .and_then(|i| u8::try_from(i).ok())
+            .map(Seat)
+    }
+
+    /// Whether some seat is still empty: the game waits for players, and nobody moves.
+    pub fn waiting(&self) -> bool {
+        self.seats.iter().any(|s| s.holder.is_none())
+    }
 }
 
 /// Why a table event cannot be recorded now.
@@ -56,6 +153,30 @@ pub enum TableRefusal {
     /// A note that is empty, too long, or holds control characters.
     #[error("a note must be 1 to {MAX_NOTE_CHARS} printable characters")]
     BadNote,
+    /// Seats are offered, withdrawn and taken only in a game an account created.
+    #[error("this game was not created by an account, so its seats are not offered")]
+    NotHosted,
+    /// A game is hosted once, when it is created.
+    #[error("this game already has a host")]
+    AlreadyHosted,
+    /// The seat already has a player.
+    #[error("{0} is already taken")]
+    SeatTaken(Seat),
+    /// The seat is not on offer (never offered, or its offer was withdrawn).
+    #[error("{0} is not on offer")]
+    NotOffered(Seat),
+    /// The seat is offered to someone else, or the invitation's code is not this one.
+    #[error("{0} is not offered to this account")]
+    NotOfferedToYou(Seat),
+    /// One account plays one seat of a game.
+    #[error("this account already plays {0} of this game")]
+    AlreadySeated(Seat),
+    /// The game has begun: its seats are no longer offered, and it can no longer be aborted.
+    #[error("the game has begun")]
+    Begun,
+    /// Nobody can resign from a game that has not begun: its host aborts it instead.
+    #[error("the game is waiting for players; its host may abort it instead")]
+    Waiting,
 }
 
 /// A stored entry whose type says it is a table event, but whose data is not one.
@@ -82,6 +203,8 @@ pub enum TableOutcome {
         /// Why.
         reason: String,
     },
+    /// The host aborted the game before its first move.
+    Abort,
 }
 
 impl TableEvent {
@@ -95,6 +218,11 @@ impl TableEvent {
             TableEvent::Note { .. } => "note",
             TableEvent::Resigned { .. } => "resigned",
             TableEvent::Abandoned { .. } => "abandoned",
+            TableEvent::Hosted { .. } => "hosted",
+            TableEvent::SeatOffered { .. } => "seat_offered",
+            TableEvent::OfferWithdrawn { .. } => "offer_withdrawn",
+            TableEvent::Seated { .. } => "seated",
+            TableEvent::Aborted {} => "aborted",
         }
     }
 
@@ -141,6 +269,7 @@ impl TableEvent {
 pub struct TableState {
     players: usize,
     ended: Option<TableOutcome>,
+    seating: Option<Seating>,
 }
 
 impl TableState {
@@ -149,7 +278,106 @@ impl TableState {
         TableState {
             players,
             ended: None,
+            seating: None,
         }
+    }
+
+    /// The seats of a game an account created; `None` for a game whose seats hold tokens.
+    pub fn seating(&self) -> Option<&Seating> {
+        self.seating.as_ref()
+    }
+
+    /// Whether the game waits for players before anyone may move.
+    pub fn waiting(&self) -> bool {
+        self.seating.as_ref().is_some_and(Seating::waiting)
+    }
+
+    /// Notes that a game event was applied: once a game is hosted, that is a move.
+    pub fn game_event_applied(&mut self) {
+        if let Some(seating) = &mut self.seating {
+            seating.moved = true;
+        }
+    }
+
+    fn seat(&self, seat: Seat) -> Result<&SeatAtTable, TableRefusal> {
+        let seating = self.seating.as_ref().ok_or(TableRefusal::NotHosted)?;
+        seating
+            .seats
+            .get(seat.index())
+            .ok_or(TableRefusal::NoSuchSeat(seat))
+    }
+
+    fn admit_seating(&self, event: &TableEvent) -> Result<(), TableRefusal> {
+        let printable = |text: &str| {
+            let length = text.chars().count();
+            length > 0 && length <= MAX_NOTE_CHARS && !text.chars().any(char::is_control)
+        };
+        match event {
+            TableEvent::Hosted { name, .. } => {
+                if self.seating.is_some() {
+                    return Err(TableRefusal::AlreadyHosted);
+                }
+                if !printable(name) {
+                    return Err(TableRefusal::BadNote);
+                }
+            }
+            TableEvent::SeatOffered { seat, .. } => {
+                let at = self.seat(*seat)?;
+                if !self.waiting() {
+                    return Err(TableRefusal::Begun);
+                }
+                if at.holder.is_some() {
+                    return Err(TableRefusal::SeatTaken(*seat));
+                }
+            }
+            TableEvent::OfferWithdrawn { seat } => {
+                let at = self.seat(*seat)?;
+                if !self.waiting() {
+                    return Err(TableRefusal::Begun);
+                }
+                if at.holder.is_some() {
+                    return Err(TableRefusal::SeatTaken(*seat));
+                }
+                if at.offer.is_none() {
+                    return Err(TableRefusal::NotOffered(*seat));
+                }
+            }
+            TableEvent::Seated {
+                seat,
+                account,
+                name,
+            } => {
+                let at = self.seat(*seat)?;
+                if at.holder.is_some() {
+                    return Err(TableRefusal::SeatTaken(*seat));
+                }
+                let seating = self.seating.as_ref().ok_or(TableRefusal::NotHosted)?;
+                if let Some(held) = seating.seat_of(account) {
+                    return Err(TableRefusal::AlreadySeated(held));
+                }
+                if !printable(name) {
+                    return Err(TableRefusal::BadNote);
+                }
+                // The host sits down without an offer; anyone else needs one. Whether an
+                // invitation's code was right is the server's to check: only its hash is here.
+                match &at.offer {
+                    None if seating.host.account == *account && !seating.moved => {}
+                    None => return Err(TableRefusal::NotOffered(*seat)),
+                    Some(Offer::Account { account: offered }) if offered != account => {
+                        return Err(TableRefusal::NotOfferedToYou(*seat));
+                    }
+                    Some(_) => {}
+                }
+            }
+            TableEvent::Aborted {} => {
+                let seating = self.seating.as_ref().ok_or(TableRefusal::NotHosted)?;
+                if seating.moved {
+                    return Err(TableRefusal::Begun);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Whether `event` may be recorded now, at a table whose game is over if `game_over`.
@@ -169,7 +397,15 @@ impl TableState {
                 if seat.index() >= self.players {
                     return Err(TableRefusal::NoSuchSeat(*seat));
                 }
+                if self.waiting() {
+                    return Err(TableRefusal::Waiting);
+                }
             }
+            TableEvent::Hosted { .. }
+            | TableEvent::SeatOffered { .. }
+            | TableEvent::OfferWithdrawn { .. }
+            | TableEvent::Seated { .. }
+            | TableEvent::Aborted {} => self.admit_seating(event)?,
         }
         Ok(())
     }
@@ -186,7 +422,47 @@ impl TableState {
                     reason: reason.clone(),
                 });
             }
+            TableEvent::Hosted { account, name } => {
+                self.seating = Some(Seating {
+                    host: Holder {
+                        account: account.clone(),
+                        name: name.clone(),
+                    },
+                    seats: vec![SeatAtTable::default(); self.players],
+                    moved: false,
+                });
+            }
+            TableEvent::SeatOffered { seat, to } => {
+                if let Some(at) = self.seat_mut(*seat) {
+                    at.offer = Some(to.clone());
+                }
+            }
+            TableEvent::OfferWithdrawn { seat } => {
+                if let Some(at) = self.seat_mut(*seat) {
+                    at.offer = None;
+                }
+            }
+            TableEvent::Seated {
+                seat,
+                account,
+                name,
+            } => {
+                if let Some(at) = self.seat_mut(*seat) {
+                    at.offer = None;
+                    at.holder = Some(Holder {
+                        account: account.clone(),
+                        name: name.clone(),
+                    });
+                }
+            }
+            TableEvent::Aborted {} => self.ended = Some(TableOutcome::Abort),
         }
+    }
+
+    fn seat_mut(&mut self, seat: Seat) -> Option<&mut SeatAtTable> {
+        self.seating
+            .as_mut()
+            .and_then(|seating| seating.seats.get_mut(seat.index()))
     }
 
     /// How a table event ended the game, if one did.
@@ -197,7 +473,7 @@ impl TableState {
     /// The seats the game waits for, once the table has had its say: none after the game was
     /// ended at the table.
     pub fn narrow(&self, to_act: Vec<Seat>) -> Vec<Seat> {
-        if self.ended.is_some() {
+        if self.ended.is_some() || self.waiting() {
             Vec::new()
         } else {
             to_act
@@ -242,8 +518,16 @@ impl Sitting {
             self.table.apply(&TableEvent::from_recorded(entry)?);
         } else {
             self.rules.apply_recorded(entry)?;
+            self.table.game_event_applied();
         }
         Ok(())
+    }
+
+    /// Applies a move the rules decided, as [`Sitting::apply_entry`] applies its events from
+    /// the log: the table learns that a move was made.
+    pub fn apply_decision(&mut self, decision: Decision) {
+        self.rules.apply(decision);
+        self.table.game_event_applied();
     }
 
     /// Whether the game is over, by its rules or at the table.
@@ -266,7 +550,7 @@ impl Sitting {
 
     /// What `seat` may submit now: nothing once the table has ended the game.
     pub fn legal_actions(&self, seat: Seat) -> Vec<Value> {
-        if self.table.ended().is_some() {
+        if self.table.ended().is_some() || self.table.waiting() {
             Vec::new()
         } else {
             self.rules.legal_actions(seat)
@@ -284,6 +568,12 @@ impl Sitting {
             return Err(Refused::NotYourMove {
                 rule: "game-over",
                 message: "the game is over".into(),
+            });
+        }
+        if self.table.waiting() {
+            return Err(Refused::NotYourMove {
+                rule: "waiting-for-players",
+                message: "the game has not begun: some seats are still empty".into(),
             });
         }
         self.rules.decide(seat, action, chance)
@@ -437,6 +727,171 @@ mod tests {
         assert_eq!(
             serde_json::to_value(outcome).unwrap(),
             json!({"ended_by": "resignation", "seat": 0})
+        );
+    }
+
+    fn hosted_girl_for_two() -> Sitting {
+        let mut sitting = girl_for_two();
+        for event in [
+            TableEvent::Hosted {
+                account: "ann".into(),
+                name: "Ann".into(),
+            },
+            TableEvent::Seated {
+                seat: Seat(0),
+                account: "ann".into(),
+                name: "Ann".into(),
+            },
+            TableEvent::SeatOffered {
+                seat: Seat(1),
+                to: Offer::Anyone {},
+            },
+        ] {
+            assert_eq!(sitting.admit(&event), Ok(()), "{event:?}");
+            sitting.apply_entry(&event.to_recorded()).unwrap();
+        }
+        sitting
+    }
+
+    fn seat(seat: u8, account: &str) -> TableEvent {
+        TableEvent::Seated {
+            seat: Seat(seat),
+            account: account.into(),
+            name: account.into(),
+        }
+    }
+
+    #[test]
+    fn a_hosted_game_waits_with_nobody_to_act_until_every_seat_is_taken() {
+        let mut sitting = hosted_girl_for_two();
+        assert!(sitting.table.waiting());
+        assert!(sitting.to_act().is_empty());
+        assert!(sitting.legal_actions(Seat(0)).is_empty());
+        sitting.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
+        assert!(!sitting.table.waiting());
+        assert_eq!(sitting.to_act(), sitting.rules.to_act());
+        assert_eq!(
+            sitting.table.seating().and_then(|s| s.seat_of("bea")),
+            Some(Seat(1))
+        );
+    }
+
+    #[test]
+    fn a_taken_seat_cannot_be_claimed_again_and_one_account_plays_one_seat() {
+        let mut sitting = hosted_girl_for_two();
+        assert_eq!(
+            sitting.admit(&seat(1, "ann")),
+            Err(TableRefusal::AlreadySeated(Seat(0)))
+        );
+        sitting.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
+        assert_eq!(
+            sitting.admit(&seat(1, "cat")),
+            Err(TableRefusal::SeatTaken(Seat(1)))
+        );
+    }
+
+    #[test]
+    fn a_seat_offered_to_one_account_is_refused_to_another() {
+        let mut sitting = hosted_girl_for_two();
+        let offer = TableEvent::SeatOffered {
+            seat: Seat(1),
+            to: Offer::Account {
+                account: "bea".into(),
+            },
+        };
+        sitting.apply_entry(&offer.to_recorded()).unwrap();
+        assert_eq!(
+            sitting.admit(&seat(1, "cat")),
+            Err(TableRefusal::NotOfferedToYou(Seat(1)))
+        );
+        assert_eq!(sitting.admit(&seat(1, "bea")), Ok(()));
+    }
+
+    #[test]
+    fn a_withdrawn_offer_leaves_the_seat_unclaimable_until_offered_again() {
+        let mut sitting = hosted_girl_for_two();
+        let withdraw = TableEvent::OfferWithdrawn { seat: Seat(1) };
+        assert_eq!(sitting.admit(&withdraw), Ok(()));
+        sitting.apply_entry(&withdraw.to_recorded()).unwrap();
+        assert_eq!(
+            sitting.admit(&seat(1, "bea")),
+            Err(TableRefusal::NotOffered(Seat(1)))
+        );
+        assert_eq!(
+            sitting.admit(&withdraw),
+            Err(TableRefusal::NotOffered(Seat(1)))
+        );
+    }
+
+    #[test]
+    fn seats_are_offered_only_while_waiting_and_only_at_a_hosted_table() {
+        let offer = TableEvent::SeatOffered {
+            seat: Seat(1),
+            to: Offer::Anyone {},
+        };
+        assert_eq!(girl_for_two().admit(&offer), Err(TableRefusal::NotHosted));
+        let mut sitting = hosted_girl_for_two();
+        sitting.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
+        assert_eq!(sitting.admit(&offer), Err(TableRefusal::Begun));
+        let again = TableEvent::Hosted {
+            account: "x".into(),
+            name: "X".into(),
+        };
+        assert_eq!(sitting.admit(&again), Err(TableRefusal::AlreadyHosted));
+    }
+
+    #[test]
+    fn a_game_may_be_aborted_before_its_first_move_and_not_after() {
+        let mut waiting = hosted_girl_for_two();
+        assert_eq!(waiting.admit(&TableEvent::Aborted {}), Ok(()));
+        assert_eq!(
+            waiting.admit(&TableEvent::Resigned { seat: Seat(0) }),
+            Err(TableRefusal::Waiting)
+        );
+        waiting
+            .apply_entry(&TableEvent::Aborted {}.to_recorded())
+            .unwrap();
+        assert!(waiting.is_over());
+        assert_eq!(waiting.outcome(), Some(json!({"ended_by": "abort"})));
+
+        let mut begun = hosted_girl_for_two();
+        begun.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
+        let mover = begun.to_act()[0];
+        let action = crate::playout::instantiate(
+            &begun.legal_actions(mover)[0],
+            &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(1),
+        );
+        let decision = begun
+            .decide(mover, &action, &mut Chance::new(crate::Seed([7; 32]), 9))
+            .unwrap();
+        for event in decision.events {
+            begun.apply_entry(&event).unwrap();
+        }
+        assert_eq!(
+            begun.admit(&TableEvent::Aborted {}),
+            Err(TableRefusal::Begun)
+        );
+    }
+
+    #[test]
+    fn nobody_moves_while_the_game_waits_for_players() {
+        let sitting = hosted_girl_for_two();
+        let refused = sitting
+            .decide(
+                Seat(0),
+                &json!({"type": "anything"}),
+                &mut Chance::new(crate::Seed([7; 32]), 9),
+            )
+            .map(|_| ());
+        assert!(
+            matches!(
+                refused,
+                Err(Refused::NotYourMove {
+                    rule: "waiting-for-players",
+                    ..
+                })
+            ),
+            "{refused:?}"
         );
     }
 }

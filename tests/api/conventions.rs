@@ -467,6 +467,20 @@ impl AccountStore for HeldAppend {
             .revoke_account_token(by, account, token, at)
             .await
     }
+    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
+        self.inner.account(id).await
+    }
+    async fn link_account_game(
+        &self,
+        account: Uuid,
+        game: Uuid,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner.link_account_game(account, game, at).await
+    }
+    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        self.inner.account_games(account).await
+    }
 }
 
 async fn a_duplicate_sent_while_the_first_is_in_flight_is_409(backend: Backend) {

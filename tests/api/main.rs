@@ -39,4 +39,5 @@ mod schemas;
 mod store;
 mod strict_input;
 mod table_events;
+mod tables;
 mod verify;

@@ -40,7 +40,11 @@ fn note(text: &str) -> TableEvent {
 }
 
 /// Saves the finished game's file and runs the verifier on it.
-async fn verify_file(app: &TestApp, id: &str, change: impl FnOnce(&mut Value)) -> (bool, String) {
+pub(crate) async fn verify_file(
+    app: &TestApp,
+    id: &str,
+    change: impl FnOnce(&mut Value),
+) -> (bool, String) {
     let (status, mut file) = app.get(&format!("/v1/games/{id}/file"), None).await;
     assert_eq!(status, StatusCode::OK, "{file}");
     change(&mut file);

@@ -14,7 +14,7 @@ const PROBLEM: &str = "application/problem+json";
 
 /// An answer holding a token's secret, or depending on the token sent: for the caller alone,
 /// never for a cache (`no-store`), and never one caller's answer given to another (`Vary`).
-fn for_the_caller(
+pub(super) fn for_the_caller(
     response: &mut actix_web::HttpResponseBuilder,
 ) -> &mut actix_web::HttpResponseBuilder {
     response
@@ -25,7 +25,7 @@ fn for_the_caller(
 /// A body that must be a JSON object of `T`'s fields. serde would also read a struct from an
 /// array of its fields in order (`["Ann"]`), which the document does not allow and no client
 /// means: only an object is read.
-fn object_body<T: DeserializeOwned>(body: Value) -> Result<T, ApiError> {
+pub(super) fn object_body<T: DeserializeOwned>(body: Value) -> Result<T, ApiError> {
     if !body.is_object() {
         return Err(ApiError::new(
             Problem::MalformedRequest,

@@ -122,20 +122,25 @@ pub struct WaitQuery {
 /// `wait`'s schema: a whole number of any size, not an `int64`, since the server takes any
 /// whole number and cuts it to the longest wait.
 fn any_whole_number() -> utoipa::openapi::Object {
+    whole_seconds_schema(
+        "With `If-None-Match: \"<version>\"`: wait up to this many seconds for the game to \
+         move past that version before answering (long-poll); the longest wait is 60 seconds, \
+         and a larger number counts as 60. Answers 304 if it did not.",
+    )
+}
+
+/// A `wait` parameter's schema, described as `description`.
+pub(super) fn whole_seconds_schema(description: &str) -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::Integer)
         .minimum(Some(0))
-        .description(Some(
-            "With `If-None-Match: \"<version>\"`: wait up to this many seconds for the game to \
-             move past that version before answering (long-poll); the longest wait is 60 \
-             seconds, and a larger number counts as 60. Answers 304 if it did not.",
-        ))
+        .description(Some(description))
         .build()
 }
 
 /// A whole number of seconds of any size (a number too large for 64 bits is simply very long,
 /// and is cut to the longest wait like any other); anything else is refused.
-fn whole_seconds<'de, D: serde::Deserializer<'de>>(
+pub(super) fn whole_seconds<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<u64>, D::Error> {
     let text = String::deserialize(deserializer)?;
@@ -154,7 +159,7 @@ fn whole_seconds<'de, D: serde::Deserializer<'de>>(
 #[utoipa::path(get, path = "/v1/games/{id}", tag = "games", operation_id = "getGame",
     params(("id" = String, Path, description = "Game id"), WaitQuery,
         ("If-None-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "A version you already have, quoted as in the ETag (`\"12\"`): 304 if unchanged")),
-    security((), ("seat_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = [])),
     responses(
         (status = 200, body = GameView, description = "The game as the token's seat sees it (a spectator's view without a token)",
             headers(("ETag" = String, description = "The version, quoted"),
@@ -199,7 +204,7 @@ pub async fn show(
         ("If-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
         ("Idempotency-Key" = Option<String>, Header, pattern = r"^[!-~]([ -~]{0,253}[!-~])?$", description = "1 to 255 visible ASCII characters (spaces only inside). A retry with the same key and body returns the first answer (marked `Idempotent-Replayed: true`) and records nothing")),
     request_body(content = crate::openapi::AnyAction, description = "One action of the game, as listed in `legal_actions` with every `{\"choose\": k, \"from\": [...]}` replaced by k distinct ids, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
-    security(("seat_token" = [])),
+    security(("seat_token" = []), ("account_token" = [])),
     responses(
         (status = 200, body = GameView, description = "The move was recorded (or, with a known Idempotency-Key, had been): the seat's new view with the move's receipt",
             headers(("ETag" = String, description = "The new version, quoted"),
@@ -280,7 +285,7 @@ pub struct EventsQuery {
 /// see at the table; once it is over the whole log is public, with the action behind each batch.
 #[utoipa::path(get, path = "/v1/games/{id}/events", tag = "games", operation_id = "listGameEvents",
     params(("id" = String, Path, description = "Game id"), EventsQuery),
-    security((), ("seat_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = [])),
     responses(
         (status = 200, body = EventPage, description = "A page of the log as the caller may see it",
             headers(("Link" = String, description = "`<…?after=N&limit=M>; rel=\"next\"` while there is a next page (the same as `next_after`)"))),
@@ -338,7 +343,7 @@ pub struct StateQuery {
 /// The game as the caller would have seen it just after event `at`.
 #[utoipa::path(get, path = "/v1/games/{id}/state", tag = "games", operation_id = "getGameState",
     params(("id" = String, Path, description = "Game id"), StateQuery),
-    security((), ("seat_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = [])),
     responses(
         (status = 200, body = GameView, description = "The game as the caller saw it just after event `at`",
             headers(("ETag" = String, description = "The version shown (`at`), quoted"),
@@ -466,14 +471,14 @@ pub async fn export(
 }
 
 /// How often a quiet stream sends a keep-alive comment.
-const HEARTBEAT: Duration = Duration::from_secs(15);
+pub(super) const HEARTBEAT: Duration = Duration::from_secs(15);
 
 /// The caller's view as a stream of server-sent events: one `view` event now and one each time
 /// the game moves (`id:` is the version), a keep-alive comment every 15 s, and the stream ends
 /// after the final view. Use it to be told at once when it is your turn.
 #[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "games", operation_id = "streamGame",
     params(("id" = String, Path, description = "Game id")),
-    security((), ("seat_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = [])),
     responses(
         (status = 200, description = "Server-sent events: `view` events (see `x-sse-events`) and keep-alive comments, until the view of the finished game",
             content_type = "text/event-stream", body = String,

@@ -7,6 +7,7 @@ pub mod games;
 pub mod health;
 pub mod keys;
 pub mod metrics;
+pub mod seating;
 pub mod statistics;
 
 use actix_web::dev::Payload;
@@ -114,6 +115,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(accounts::me)
         .service(accounts::mint)
         .service(accounts::revoke)
+        .service(seating::host)
+        .service(seating::inbox)
+        .service(seating::claim)
+        .service(seating::offer)
+        .service(seating::withdraw)
+        .service(seating::abort)
+        .service(seating::resign)
+        .service(seating::stream)
+        .service(seating::notices)
         .service(keys::keys);
 }
 

@@ -1,4 +1,5 @@
-//! Who is asking: seat tokens, checked against the store and cached.
+//! Who is asking: seat tokens, checked against the store and cached, and account tokens,
+//! whose seat in a game its log says.
 
 use super::*;
 
@@ -18,6 +19,14 @@ impl Parlour {
         let Some(token) = token else {
             return Ok(Caller::Spectator);
         };
+        if token.starts_with(ACCOUNT_TOKEN_PREFIX) {
+            // An account plays the seat the game's log sat it in; anywhere else it watches.
+            let caller = self.authenticate_account(Some(token)).await?;
+            return Ok(match self.seat_of_account(game, caller.account.id).await? {
+                Some(seat) => Caller::Seat(seat),
+                None => Caller::Spectator,
+            });
+        }
         let hash = token_hash(token);
         let cached = self
             .tokens

@@ -108,7 +108,7 @@ impl Parlour {
             match self.append_batch(loaded, &events, key.as_ref()).await {
                 Ok(Appended::Recorded) => {
                     self.count_move();
-                    loaded.sitting.rules.apply(decision);
+                    loaded.sitting.apply_decision(decision);
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
                     let mut view = game_view(loaded, &loaded.sitting, version, caller);

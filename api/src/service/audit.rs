@@ -198,7 +198,7 @@ pub(super) fn replay(
             );
         }
         next += decision.events.len();
-        sitting.rules.apply(decision);
+        sitting.apply_decision(decision);
     }
     (sitting.is_over(), None)
 }

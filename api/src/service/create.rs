@@ -2,12 +2,41 @@
 
 use super::*;
 
+/// Everything a new game is founded on, however it was asked for.
+pub(super) struct Founding {
+    /// The game's id.
+    pub(super) id: Uuid,
+    /// The catalogue's id of the game.
+    pub(super) game: String,
+    /// The players in seat order, as the game shows them.
+    pub(super) players: Vec<Player>,
+    /// The game's options, unchecked.
+    pub(super) options: Option<Value>,
+    /// The seed in hex, if the creator chose it.
+    pub(super) seed: Option<String>,
+    /// The table's opening entries, recorded in this order after the deal.
+    pub(super) table: Vec<TableEvent>,
+    /// The seats' token hashes (none for a hosted game, whose seats are held by accounts).
+    pub(super) credentials: Vec<SeatCredential>,
+    /// The accounts the game places (its host, accounts seats are held for), noted for their
+    /// inboxes once everything else has been checked and just before the game is stored: a
+    /// crash between the two leaves a note of a game that does not exist, which the inbox
+    /// skips; a refused game notes nothing.
+    pub(super) links: Vec<Uuid>,
+}
+
+/// A game just stored.
+pub(super) struct Founded {
+    pub(super) record: Arc<GameRecord>,
+    pub(super) version: u64,
+    pub(super) head_hash: String,
+    /// Whether it waits for players.
+    pub(super) waiting: bool,
+}
+
 impl Parlour {
     /// Creates a game: checks the table, deals, stores it, and hands out one token per seat.
     pub async fn create_game(&self, request: NewGame) -> Result<CreatedGame> {
-        // Text first, the same on both backends: a NUL would pass SQLite and fail Postgres,
-        // and whatever is accepted here is shown to the table and kept for ever.
-        text::check_text("game", &request.game, text::MAX_GAME_ID_CHARS)?;
         let players = request
             .players
             .iter()
@@ -18,51 +47,13 @@ impl Parlour {
                 })
             })
             .collect::<Result<Vec<Player>>>()?;
-        let options = request.options.unwrap_or_else(|| Value::Object(Map::new()));
-        text::check_strings("options", &options)?;
-        let engine = engine_for(&request.game)?;
-        if !options.is_object() {
-            return Err(ServiceError::Setup(SetupError::Options(
-                "options must be a JSON object".into(),
-            )));
-        }
-        let mut table = engine.open(&players, &options)?;
-        let seed = match &request.seed {
-            Some(text) => {
-                Seed::from_hex(text).map_err(|e| ServiceError::BadRequest(e.to_string()))?
-            }
-            None => Seed(random_bytes()?),
-        };
-        // The salt is the server's own secret even when the creator chose the seed: it hides
-        // the seed in the commitment and the cards in every hash until the game is over.
-        let salt = random_bytes()?;
-        let record = GameRecord {
-            id: Uuid::now_v7(),
-            game: engine.describe().id.to_string(),
-            players: players.clone(),
-            options,
-            seed,
-            seed_commitment: chain::seed_commitment(&seed, &salt),
-            created_at: store::now(),
-            chain: chain::CURRENT_FORMAT,
-            salt: Some(salt),
-            rules_version: RULES_VERSION,
-        };
-        let opening = table.start(&mut Chance::new(seed, 1));
-        let events = chain_events(
-            &record,
-            &opening.events,
-            1,
-            None,
-            None,
-            &chain::genesis_hash(&record),
-        )?;
         let mut seats = Vec::with_capacity(players.len());
         let mut credentials = Vec::with_capacity(players.len());
         for (i, player) in players.iter().enumerate() {
-            // The game has already accepted this many players (at most 8), so a seat fits a u8.
-            #[allow(clippy::cast_possible_truncation)]
-            let seat = i as u8;
+            // The game refuses more than 8 players before anything is stored; a seat number
+            // that does not fit a u8 is refused here already.
+            let seat = u8::try_from(i)
+                .map_err(|_| ServiceError::Setup(SetupError::Options("too many players".into())))?;
             let token = hex::encode(random_bytes()?);
             credentials.push(SeatCredential {
                 seat,
@@ -75,33 +66,119 @@ impl Parlour {
                 token,
             });
         }
-        self.store
-            .create_game(&record, &credentials, &events)
+        let founded = self
+            .found_game(Founding {
+                id: Uuid::now_v7(),
+                game: request.game,
+                players,
+                options: request.options,
+                seed: request.seed,
+                table: Vec::new(),
+                credentials: credentials.clone(),
+                links: Vec::new(),
+            })
             .await?;
-        self.commits.committed();
-        table.apply(opening);
-        let version = events.len() as u64;
-        let head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
-        let created = CreatedGame {
-            receipt: self.signer.sign(record.id, version, &head_hash),
-            id: record.id,
-            game: record.game.clone(),
-            version,
-            seed_commitment: record.seed_commitment.clone(),
-            options: record.options.clone(),
-            seats,
-        };
+        let record = &founded.record;
         for c in &credentials {
             self.remember_token(c.token_hash.clone(), (record.id, c.seat));
         }
+        Ok(CreatedGame {
+            receipt: self
+                .signer
+                .sign(record.id, founded.version, &founded.head_hash),
+            id: record.id,
+            game: record.game.clone(),
+            version: founded.version,
+            seed_commitment: record.seed_commitment.clone(),
+            options: record.options.clone(),
+            seats,
+        })
+    }
+
+    /// Checks the table, deals, seals the deal and the table's opening entries, stores them
+    /// with the seats' credentials in one transaction, and keeps the game in memory.
+    pub(super) async fn found_game(&self, founding: Founding) -> Result<Founded> {
+        // Text first, the same on both backends: a NUL would pass SQLite and fail Postgres,
+        // and whatever is accepted here is shown to the table and kept for ever.
+        text::check_text("game", &founding.game, text::MAX_GAME_ID_CHARS)?;
+        let options = founding
+            .options
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        text::check_strings("options", &options)?;
+        let engine = engine_for(&founding.game)?;
+        if !options.is_object() {
+            return Err(ServiceError::Setup(SetupError::Options(
+                "options must be a JSON object".into(),
+            )));
+        }
+        let players = founding.players;
+        let mut table = engine.open(&players, &options)?;
+        let seed = match &founding.seed {
+            Some(text) => {
+                Seed::from_hex(text).map_err(|e| ServiceError::BadRequest(e.to_string()))?
+            }
+            None => Seed(random_bytes()?),
+        };
+        // The salt is the server's own secret even when the creator chose the seed: it hides
+        // the seed in the commitment and the cards in every hash until the game is over.
+        let salt = random_bytes()?;
+        let record = GameRecord {
+            id: founding.id,
+            game: engine.describe().id.to_string(),
+            players: players.clone(),
+            options,
+            seed,
+            seed_commitment: chain::seed_commitment(&seed, &salt),
+            created_at: store::now(),
+            chain: chain::CURRENT_FORMAT,
+            salt: Some(salt),
+            rules_version: RULES_VERSION,
+        };
+        let opening = table.start(&mut Chance::new(seed, 1));
+        let mut entries = opening.events.clone();
+        table.apply(opening);
+        let mut sitting = Sitting::new(table, players.len());
+        // The table's opening entries are judged as any later table event is, so a game
+        // cannot be founded in a state its own log would not replay to.
+        for event in &founding.table {
+            sitting.admit(event)?;
+            sitting.table.apply(event);
+            entries.push(event.to_recorded());
+        }
+        let events = chain_events(
+            &record,
+            &entries,
+            1,
+            None,
+            None,
+            &chain::genesis_hash(&record),
+        )?;
+        for account in &founding.links {
+            self.store
+                .link_account_game(*account, record.id, self.clock.now())
+                .await?;
+        }
+        self.store
+            .create_game(&record, &founding.credentials, &events)
+            .await?;
+        self.commits.committed();
+        let version = events.len() as u64;
+        let head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+        let waiting = sitting.table.waiting();
+        let record = Arc::new(record);
         let slot = self.slot(record.id);
         *slot.game.lock().await = Some(Loaded {
-            record: Arc::new(record),
+            record: record.clone(),
             engine,
-            sitting: Sitting::new(table, players.len()),
+            sitting,
+            version,
+            head_hash: head_hash.clone(),
+        });
+        Ok(Founded {
+            record,
             version,
             head_hash,
-        });
-        Ok(created)
+            waiting,
+        })
     }
 }

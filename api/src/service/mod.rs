@@ -23,6 +23,8 @@ use uuid::Uuid;
 
 use crate::bus::CommitSignal;
 use crate::chain;
+use chrono::{DateTime, Utc};
+
 use crate::dto::{
     AuditFailure, AuditReport, CreatedGame, CreatedSeat, CreationRecord, EventPage, GameEvent,
     GameFile, GameView, LogHead, NewGame, Status, StoredGameEvent,
@@ -129,6 +131,9 @@ pub enum ServiceError {
     /// The framework's rules for table events do not admit this one now.
     #[error("{0}")]
     TableRefused(parlour_domain::table_events::TableRefusal),
+    /// What an account asked of a hosted game's seats is not its to do.
+    #[error("{0}")]
+    Seating(SeatingRefusal),
     /// The store failed, or holds something the engine cannot read.
     #[error("{0}")]
     Internal(String),
@@ -154,16 +159,22 @@ mod cache;
 mod clock;
 mod create;
 mod documents;
+mod inbox;
 mod read;
+mod seating;
 mod table;
 pub mod text;
 
 pub use accounts::{AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use inbox::{cursor_text, parse_cursor, AccountUpdate};
+pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 
 pub use cache::InstanceCounts;
 use cache::{open_sitting, Freshness, Loaded, Slot};
+use create::Founding;
 use read::game_view;
+use seating::status_of;
 
 /// How many games stay in memory before the least recently created slots are dropped.
 const CACHED_GAMES: usize = 20_000;

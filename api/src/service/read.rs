@@ -90,11 +90,12 @@ impl Parlour {
         after: u64,
         limit: u64,
     ) -> Result<EventPage> {
-        let (engine, finished, version, format) = self
+        let (engine, status, version, format) = self
             .with_game(id, |l| {
-                (l.engine, l.sitting.is_over(), l.version, l.record.chain)
+                (l.engine, status_of(&l.sitting), l.version, l.record.chain)
             })
             .await?;
+        let finished = status == Status::Finished;
         let stored = self.store.events(id, after, Some(limit)).await?;
         let viewer = caller.viewer();
         // A format-1 hash is taken over the hidden cards with no secret, so trying every
@@ -125,11 +126,7 @@ impl Parlour {
         Ok(EventPage {
             id,
             version,
-            status: if finished {
-                Status::Finished
-            } else {
-                Status::Active
-            },
+            status,
             events,
             next_after,
         })
@@ -173,14 +170,23 @@ pub(super) fn game_view(
         .map(|(i, public)| {
             let mut seat = Map::new();
             seat.insert("seat".into(), json!(i));
+            // At a hosted table a seat shows its player's name once it has one.
+            let holder = sitting
+                .table
+                .seating()
+                .and_then(|s| s.seats.get(i))
+                .and_then(|s| s.holder.as_ref())
+                .map(|h| h.name.as_str());
             seat.insert(
                 "name".into(),
-                json!(loaded
-                    .record
-                    .players
-                    .get(i)
-                    .map(|p| p.name.as_str())
-                    .unwrap_or("")),
+                json!(holder.unwrap_or(
+                    loaded
+                        .record
+                        .players
+                        .get(i)
+                        .map(|p| p.name.as_str())
+                        .unwrap_or("")
+                )),
             );
             match public {
                 Value::Object(map) => seat.extend(map),
@@ -213,11 +219,7 @@ pub(super) fn game_view(
         options: loaded.record.options.clone(),
         rules_version: loaded.record.rules_version,
         receipt: None,
-        status: if outcome.is_some() {
-            Status::Finished
-        } else {
-            Status::Active
-        },
+        status: status_of(sitting),
         version,
         to_act,
         seats,
@@ -225,5 +227,9 @@ pub(super) fn game_view(
         you,
         legal_actions,
         result: outcome,
+        seating: sitting
+            .table
+            .seating()
+            .and_then(super::seating::seating_view),
     }
 }

@@ -15,6 +15,23 @@ impl Parlour {
         actor: Option<u8>,
         event: TableEvent,
     ) -> Result<u64> {
+        self.record_table_event_if(id, actor, event, None, |_| Ok(()))
+            .await
+    }
+
+    /// [`Parlour::record_table_event`], once `check` too has passed on the game as it stands
+    /// at the log's end: what only the server can judge (who is asking, an invitation's code),
+    /// judged under the same lock and at the same version as the framework's own rules. Once
+    /// both have passed, and just before the append, `link` (an account the event places in
+    /// the game) is noted for the inbox: a refused event notes nothing.
+    pub(super) async fn record_table_event_if(
+        &self,
+        id: Uuid,
+        actor: Option<u8>,
+        event: TableEvent,
+        link: Option<Uuid>,
+        check: impl Fn(&Sitting) -> Result<()>,
+    ) -> Result<u64> {
         let slot = self.slot(id);
         for _ in 0..APPEND_ATTEMPTS {
             let mut guard = slot.game.lock().await;
@@ -22,7 +39,13 @@ impl Parlour {
             let loaded = self
                 .ensure_loaded(id, &slot, &mut guard, Freshness::AtHead)
                 .await?;
+            check(&loaded.sitting)?;
             loaded.sitting.admit(&event)?;
+            if let Some(account) = link {
+                self.store
+                    .link_account_game(account, id, self.clock.now())
+                    .await?;
+            }
             let entry = event.to_recorded();
             let events = chain_events(
                 &loaded.record,

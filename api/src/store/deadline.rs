@@ -369,6 +369,23 @@ impl<S: EventStore> AccountStore for Deadline<S> {
         )
         .await
     }
+    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
+        self.run(false, self.inner.account(id)).await
+    }
+
+    async fn link_account_game(
+        &self,
+        account: Uuid,
+        game: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.run(true, self.inner.link_account_game(account, game, at))
+            .await
+    }
+
+    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        self.run(false, self.inner.account_games(account)).await
+    }
 }
 
 /// A leadership whose every check is bounded in time like the store's calls: a database that

@@ -148,6 +148,11 @@ pub struct Committed {
     pub seq: u64,
     /// Its event type.
     pub kind: String,
+    /// The commit it was written in: the same number for every entry one append wrote, and a
+    /// different one for each append (Postgres: its transaction; SQLite: the position of the
+    /// commit's first entry). What a move, a claim or a game's creation wrote is told apart
+    /// by it.
+    pub commit: u64,
 }
 
 impl Committed {
@@ -442,6 +447,22 @@ pub trait AccountStore: Send + Sync {
         token: Uuid,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
+
+    /// The account with this id.
+    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError>;
+
+    /// Notes that `account` takes part in `game` (placed, invited or seated), as of `at`.
+    /// Idempotent. A hint for the inbox, written before the table event that says so: the
+    /// game's log has the last word.
+    async fn link_account_game(
+        &self,
+        account: Uuid,
+        game: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// Every game noted for `account`, newest first.
+    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError>;
 }
 
 /// How long a SQLite leader's lease lasts after each `still_leading`.

@@ -352,7 +352,8 @@ const FINAL: &str = "txid < pg_snapshot_xmin(pg_current_snapshot())";
 /// The columns of a feed entry (`rows::committed_from_row`). `xid8` has no integer cast; its
 /// text is its number. The number has a name of its own: called `txid`, it would be what
 /// `ORDER BY txid` sorts by, which no index gives, and every look would sort the whole feed.
-const ENTRY: &str = "position, txid::text::int8 AS txid_number, game_id, seq, type";
+const ENTRY: &str =
+    "position, txid::text::int8 AS txid_number, txid::text::int8 AS commit_number, game_id, seq, type";
 
 #[async_trait]
 impl FeedStore for PostgresStore {
@@ -582,6 +583,39 @@ impl AccountStore for PostgresStore {
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
+        let row = sqlx::query(rows::ACCOUNT)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rows::account_record_from_row).transpose()
+    }
+
+    async fn link_account_game(
+        &self,
+        account: Uuid,
+        game: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(rows::LINK_ACCOUNT_GAME)
+            .bind(account)
+            .bind(game)
+            .bind(at)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::ACCOUNT_GAMES)
+            .bind(account)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| rows::Columns::uuid(row, "game_id"))
+            .collect()
     }
 }
 

@@ -104,6 +104,18 @@ pub const REVOKE_ACCOUNT_TOKEN: &str =
      WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL AND EXISTS \
      (SELECT 1 FROM account_tokens c WHERE c.id = $1 AND c.account_id = $2 AND c.revoked_at IS NULL)";
 
+/// An account by id.
+pub const ACCOUNT: &str = "SELECT id, name, created_at FROM accounts WHERE id = $1";
+
+/// Notes that account `$1` takes part in game `$2` (from `$3`); nothing if it already does.
+pub const LINK_ACCOUNT_GAME: &str =
+    "INSERT INTO account_games (account_id, game_id, added_at) VALUES ($1, $2, $3) \
+     ON CONFLICT (account_id, game_id) DO NOTHING";
+
+/// The games account `$1` takes part in, newest first.
+pub const ACCOUNT_GAMES: &str =
+    "SELECT game_id FROM account_games WHERE account_id = $1 ORDER BY game_id DESC";
+
 /// Reading a column the same way from either backend's row.
 pub trait Columns {
     /// An integer column of any width, as `i64` (`None` when null).
@@ -241,6 +253,15 @@ pub fn account_from_row(row: &impl Columns) -> Result<(AccountRecord, Uuid), Sto
     ))
 }
 
+/// A row of [`ACCOUNT`].
+pub fn account_record_from_row(row: &impl Columns) -> Result<AccountRecord, StoreError> {
+    Ok(AccountRecord {
+        id: row.uuid("id")?,
+        name: text(row, "name")?,
+        created_at: row.time("created_at")?,
+    })
+}
+
 /// A row of [`ACCOUNT_TOKENS`].
 pub fn account_token_from_row(row: &impl Columns) -> Result<AccountTokenRecord, StoreError> {
     Ok(AccountTokenRecord {
@@ -280,6 +301,7 @@ pub fn committed_from_row(row: &impl Columns) -> Result<Committed, StoreError> {
         game: row.uuid("game_id")?,
         seq: number(row, "seq")?,
         kind: text(row, "type")?,
+        commit: number(row, "commit_number")?,
     })
 }
 

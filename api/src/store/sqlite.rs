@@ -82,8 +82,13 @@ async fn write_batch(
     for event in events {
         rows.push((event, wide(event.seq, "seq")?));
     }
+    // The commit's number for the feed (`Committed::commit`): the position its first entry
+    // takes. Writers take the database's write lock in turn, so no other commit can take it.
+    let commit: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(position), 0) + 1 FROM events")
+        .fetch_one(&mut *tx)
+        .await?;
     let mut builder = QueryBuilder::<Sqlite>::new(
-        "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version) ",
+        "INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version, commit_position) ",
     );
     builder.push_values(rows, |mut row, (e, seq)| {
         row.push_bind(id.to_string())
@@ -96,7 +101,8 @@ async fn write_batch(
             .push_bind(e.sealed.clone())
             .push_bind(e.prev_hash.clone())
             .push_bind(e.hash.clone())
-            .push_bind(i64::from(e.version));
+            .push_bind(i64::from(e.version))
+            .push_bind(commit);
     });
     builder
         .build()
@@ -147,19 +153,23 @@ impl GameStore for SqliteStore {
             .execute(&mut *tx)
             .await
             .map_err(conflict_or)?;
-        let mut builder =
-            QueryBuilder::<Sqlite>::new("INSERT INTO seats (game_id, seat, name, token_hash) ");
-        builder.push_values(seats, |mut row, s| {
-            row.push_bind(game.id.to_string())
-                .push_bind(i64::from(s.seat))
-                .push_bind(s.name.clone())
-                .push_bind(s.token_hash.clone());
-        });
-        builder
-            .build()
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
+        // A hosted game's seats are held by accounts, not tokens: it has no seat rows, and an
+        // INSERT with no values is no statement at all.
+        if !seats.is_empty() {
+            let mut builder =
+                QueryBuilder::<Sqlite>::new("INSERT INTO seats (game_id, seat, name, token_hash) ");
+            builder.push_values(seats, |mut row, s| {
+                row.push_bind(game.id.to_string())
+                    .push_bind(i64::from(s.seat))
+                    .push_bind(s.name.clone())
+                    .push_bind(s.token_hash.clone());
+            });
+            builder
+                .build()
+                .execute(&mut *tx)
+                .await
+                .map_err(conflict_or)?;
+        }
         write_batch(&mut tx, game.id, events).await?;
         tx.commit().await?;
         Ok(())
@@ -297,7 +307,7 @@ impl FeedStore for SqliteStore {
         // One writer at a time hands out positions in commit order: the position alone is the
         // place in the feed.
         let rows = sqlx::query(
-            "SELECT position, 0 AS txid_number, game_id, seq, type FROM events WHERE position > $1 ORDER BY position LIMIT $2",
+            "SELECT position, 0 AS txid_number, COALESCE(commit_position, position) AS commit_number, game_id, seq, type FROM events WHERE position > $1 ORDER BY position LIMIT $2",
         )
         .bind(wide(after.position, "position")?)
         .bind(rows::limit(Some(limit)))
@@ -477,6 +487,39 @@ impl AccountStore for SqliteStore {
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
+        let row = sqlx::query(rows::ACCOUNT)
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rows::account_record_from_row).transpose()
+    }
+
+    async fn link_account_game(
+        &self,
+        account: Uuid,
+        game: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(rows::LINK_ACCOUNT_GAME)
+            .bind(account.to_string())
+            .bind(game.to_string())
+            .bind(time_text(&at))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::ACCOUNT_GAMES)
+            .bind(account.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| rows::Columns::uuid(row, "game_id"))
+            .collect()
     }
 }
 

@@ -1,0 +1,364 @@
+//! Games hosted by accounts: create one with its seats, claim a seat, offer or withdraw a
+//! seat, abort, resign; and the account's inbox, its stream of notices and their long-poll.
+
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::IntoParams;
+
+use super::accounts::{for_the_caller, object_body};
+use super::games::{whole_seconds, whole_seconds_schema, HEARTBEAT};
+use super::{game_id, Bearer};
+use crate::bus::Bus;
+use crate::dto::{
+    GameView, HostedGame, HostedSeat, Inbox, NewHostedGame, NoticePage, SeatClaim, SeatOffer,
+    Status,
+};
+use crate::error::{ApiError, Problem};
+use crate::limits::StreamGate;
+use crate::service::{parse_cursor, AccountUpdate, Parlour, MAX_WAIT_SECONDS};
+use crate::store::FeedCursor;
+
+const PROBLEM: &str = "application/problem+json";
+
+/// A seat number from the path; one that is no seat is no resource.
+fn seat_number(raw: &str) -> Result<u8, ApiError> {
+    raw.parse::<u8>()
+        .map_err(|_| ApiError::new(Problem::NotFound, format!("there is no seat {raw:?}")))
+}
+
+/// Creates a game hosted by the caller's account. Each seat is the host's own, held for a
+/// named account, offered by invitation (its code is in this answer only) or open to anyone.
+/// The game waits for players until every seat is taken, then begins.
+#[utoipa::path(post, path = "/v1/me/games", tag = "tables", operation_id = "hostGame", request_body = NewHostedGame,
+    security(("account_token" = [])),
+    responses(
+        (status = 201, body = HostedGame, description = "Created: the game and its seats, with each invitation's code (shown only here)",
+            headers(("Location" = String, description = "The game: `/v1/games/{id}`"),
+                ("Cache-Control" = String, description = "`no-store`: the answer holds invitation codes"))),
+        (status = 400, description = "Malformed body or seed", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 422, description = "Unknown game, wrong number of seats, bad options, an account named twice or not at all (`invalid-setup`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering: nothing was created", content_type = PROBLEM),
+    ))]
+#[post("/v1/me/games")]
+pub async fn host(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let request: NewHostedGame = object_body(body.into_inner())?;
+    let hosted = service.host_game(&caller, request).await?;
+    Ok(for_the_caller(&mut HttpResponse::Created())
+        .insert_header((header::LOCATION, format!("/v1/games/{}", hosted.id)))
+        .json(hosted))
+}
+
+/// Which of my games to list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct InboxQuery {
+    /// Only games in this state.
+    #[param(inline)]
+    pub status: Option<Status>,
+    /// Only games of this catalogue id.
+    #[param(example = "girl", max_length = 64, pattern = "^[a-z0-9_-]+$")]
+    pub game: Option<String>,
+}
+
+/// My games: those where I must act first, most urgent deadline first; then those where
+/// others must; then games waiting for players (and seats held for me); then finished ones.
+/// Each row says what is asked of me now and by when.
+#[utoipa::path(get, path = "/v1/me/games", tag = "tables", operation_id = "getMyGames",
+    params(InboxQuery),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = Inbox, description = "The account's games, most urgent first",
+            headers(("Cache-Control" = String, description = "`no-store`"),
+                ("Vary" = String, description = "`Authorization`"))),
+        (status = 400, description = "Malformed query", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/me/games")]
+pub async fn inbox(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    query: web::Query<InboxQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let query = query.into_inner();
+    let inbox = service
+        .inbox(&caller, query.status, query.game.as_deref())
+        .await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(inbox))
+}
+
+/// Claims an empty seat for the caller's account: one held for it, one open to anyone, or one
+/// offered by invitation, with the invitation's code. A seat is claimed once: of two claims at
+/// the same time, one sits down and the other is told the seat is taken.
+#[utoipa::path(post, path = "/v1/games/{id}/seats/{seat}/claim", tag = "tables", operation_id = "claimSeat", request_body = SeatClaim,
+    params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = GameView, description = "Seated: the game as the new player sees it"),
+        (status = 400, description = "Malformed body", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 403, description = "The seat is not offered to this account: held for another, withdrawn, or the code is wrong (`not-invited`)", content_type = PROBLEM),
+        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 409, description = "The seat is taken, or the account already plays another seat (`seat-taken`); the game was not created by an account, or is over (`seating-closed`, `not-your-move`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/games/{id}/seats/{seat}/claim")]
+pub async fn claim(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let id = game_id(&path.0)?;
+    let seat = seat_number(&path.1)?;
+    let request: SeatClaim = object_body(body.into_inner())?;
+    let view = service
+        .claim_seat(&caller, id, seat, request.code.as_deref())
+        .await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(view))
+}
+
+/// Offers an empty seat of a waiting game anew: by a new invitation (the old code stops
+/// working), to a named account, or to anyone. Only the host may.
+#[utoipa::path(put, path = "/v1/games/{id}/seats/{seat}/offer", tag = "tables", operation_id = "offerSeat", request_body = SeatOffer,
+    params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = HostedSeat, description = "Offered; an invitation's code is in this answer only",
+            headers(("Cache-Control" = String, description = "`no-store`"))),
+        (status = 400, description = "Malformed body", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 403, description = "The caller is not the game's host (`not-host`)", content_type = PROBLEM),
+        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 409, description = "The seat is taken (`seat-taken`), or the game has begun or was not created by an account (`seating-closed`)", content_type = PROBLEM),
+        (status = 422, description = "An account that does not exist, or `me` (`invalid-setup`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[put("/v1/games/{id}/seats/{seat}/offer")]
+pub async fn offer(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let id = game_id(&path.0)?;
+    let seat = seat_number(&path.1)?;
+    let request: SeatOffer = object_body(body.into_inner())?;
+    let hosted = service.offer_seat(&caller, id, seat, request.to).await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(hosted))
+}
+
+/// Withdraws an empty seat's offer, revoking its invitation: nobody can claim the seat until
+/// it is offered again. Only the host may.
+#[utoipa::path(delete, path = "/v1/games/{id}/seats/{seat}/offer", tag = "tables", operation_id = "withdrawSeatOffer",
+    params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
+    security(("account_token" = [])),
+    responses(
+        (status = 204, description = "Withdrawn"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 403, description = "The caller is not the game's host (`not-host`), or the seat has no offer to withdraw (`not-invited`)", content_type = PROBLEM),
+        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 409, description = "The seat is taken (`seat-taken`), or the game has begun or was not created by an account (`seating-closed`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[delete("/v1/games/{id}/seats/{seat}/offer")]
+pub async fn withdraw(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let id = game_id(&path.0)?;
+    let seat = seat_number(&path.1)?;
+    service.withdraw_offer(&caller, id, seat).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Calls a hosted game off before its first move: it ends with no result. Only the host may.
+#[utoipa::path(post, path = "/v1/games/{id}/abort", tag = "tables", operation_id = "abortGame",
+    params(("id" = String, Path, description = "Game id")),
+    security(("account_token" = [])),
+    responses(
+        (status = 204, description = "Aborted"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 403, description = "The caller is not the game's host (`not-host`)", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 409, description = "A move has been made, or the game was not created by an account (`seating-closed`), or it is over (`not-your-move`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/games/{id}/abort")]
+pub async fn abort(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let id = game_id(&id)?;
+    service.abort_game(&caller, id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Resigns the caller's seat: the game ends for everyone, with the result the game's rules
+/// document gives a resignation. Any seat may resign at any time while the game is active.
+#[utoipa::path(post, path = "/v1/games/{id}/resign", tag = "tables", operation_id = "resign",
+    params(("id" = String, Path, description = "Game id")),
+    security(("seat_token" = []), ("account_token" = [])),
+    responses(
+        (status = 200, body = GameView, description = "Resigned: the finished game as the seat sees it"),
+        (status = 401, description = "No token, or one that holds no seat of this game", content_type = PROBLEM),
+        (status = 403, description = "Token of another game", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 409, description = "The game is over (`not-your-move`), or still waiting for players (`seating-closed`: its host aborts it instead)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/games/{id}/resign")]
+pub async fn resign(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&id)?;
+    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let view = service.resign(id, caller).await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(view))
+}
+
+/// `Last-Event-ID` or `after`: a notice id, read back as a place in the feed.
+fn notice_id(text: &str, what: &str) -> Result<FeedCursor, ApiError> {
+    parse_cursor(text).ok_or_else(|| {
+        ApiError::new(
+            Problem::MalformedRequest,
+            format!("{what} must be a notice id as the server gave it, like \"0-1234\""),
+        )
+    })
+}
+
+/// Every notice of the caller's account as server-sent events: it is your move, a seat is
+/// held for you, a seat was claimed, a game began or ended, each with the game's inbox row.
+/// Each event's `id:` is the commit's place in the feed: reconnect with `Last-Event-ID` to be
+/// given exactly the events after it, nothing missed and nothing twice. A comment line every
+/// 15 s keeps the connection alive.
+#[utoipa::path(get, path = "/v1/me/stream", tag = "tables", operation_id = "streamMyNotices",
+    params(("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{1,20}-[0-9]{1,20}$", description = "The id of the last event received: the stream goes on just after it")),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, description = "`text/event-stream` of `event: notice` messages whose `data` is a Notice", content_type = "text/event-stream",
+            headers(("Cache-Control" = String, description = "`no-store`"))),
+        (status = 400, description = "Malformed Last-Event-ID, or one beyond the end of the feed", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 429, description = "Too many requests, or this token or client address has too many streams open (`too-many-streams`)", content_type = PROBLEM),
+        (status = 503, description = "The server holds all the streams it can (`at-capacity`), or the database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/me/stream")]
+pub async fn stream(
+    service: web::Data<Parlour>,
+    bus: web::Data<Bus>,
+    gate: web::Data<StreamGate>,
+    bearer: Bearer,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    use futures_util::StreamExt;
+    let client = req
+        .peer_addr()
+        .map(|addr| addr.ip())
+        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+    let permit = gate.admit(bearer.0.as_deref(), client)?;
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let after = match req.headers().get("last-event-id") {
+        None => None,
+        Some(value) => {
+            let text = value.to_str().map_err(|_| {
+                ApiError::new(Problem::MalformedRequest, "Last-Event-ID must be ASCII")
+            })?;
+            Some(notice_id(text, "Last-Event-ID")?)
+        }
+    };
+    // Subscribed before the feed is read, so no commit falls between the two.
+    let commits = bus.subscribe();
+    let updates = service
+        .into_inner()
+        .account_updates(&caller, after, commits, HEARTBEAT)
+        .await?;
+    let messages = updates.map(move |update| {
+        let _slot = &permit;
+        let text = match update {
+            AccountUpdate::Notice(notice) => match serde_json::to_string(&notice) {
+                Ok(json) => format!("event: notice\nid: {}\ndata: {json}\n\n", notice.id),
+                Err(_) => String::from(": a notice could not be written\n\n"),
+            },
+            AccountUpdate::KeepAlive => String::from(": keep-alive\n\n"),
+        };
+        Ok::<_, actix_web::Error>(web::Bytes::from(text))
+    });
+    Ok(for_the_caller(&mut HttpResponse::Ok())
+        .content_type("text/event-stream")
+        .streaming(messages))
+}
+
+/// `wait`'s schema on `GET /v1/me/notices`.
+fn notice_wait() -> utoipa::openapi::Object {
+    whole_seconds_schema(
+        "Wait up to this many seconds for a notice when there is none yet; the longest wait is \
+         60 seconds, and a larger number counts as 60. Left out: answer at once.",
+    )
+}
+
+/// Where to read notices from, and how long to wait for one.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct NoticeQuery {
+    /// A notice id (or a page's `next`): the notices after it. Left out: from now on.
+    #[param(example = "0-1234", pattern = "^[0-9]{1,20}-[0-9]{1,20}$")]
+    pub after: Option<String>,
+    /// Wait up to this many seconds (at most 60) for a notice when there is none yet.
+    #[serde(default, deserialize_with = "whole_seconds")]
+    #[param(schema_with = notice_wait)]
+    pub wait: Option<u64>,
+}
+
+/// The long-poll twin of `GET /v1/me/stream`: the notices after `after`, waiting up to `wait`
+/// seconds for the first when there is none yet. Send the page's `next` as `after` next time.
+#[utoipa::path(get, path = "/v1/me/notices", tag = "tables", operation_id = "getMyNotices",
+    params(NoticeQuery),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = NoticePage, description = "The notices after `after`, oldest first (none if none came in time)",
+            headers(("Cache-Control" = String, description = "`no-store`"))),
+        (status = 400, description = "Malformed `after` or `wait`, or an `after` beyond the end of the feed", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/me/notices")]
+pub async fn notices(
+    service: web::Data<Parlour>,
+    bus: web::Data<Bus>,
+    bearer: Bearer,
+    query: web::Query<NoticeQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let query = query.into_inner();
+    let after = match &query.after {
+        Some(text) => Some(notice_id(text, "after")?),
+        None => None,
+    };
+    let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
+    let commits = bus.subscribe();
+    let page = service
+        .into_inner()
+        .notices_after(&caller, after, commits, wait)
+        .await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(page))
+}

@@ -1,0 +1,428 @@
+//! An account's games: the inbox (`GET /v1/me/games`) and the account's stream of notices
+//! (`GET /v1/me/stream`, and its long-poll twin `GET /v1/me/notices`).
+//!
+//! Both read the games the account was placed in (`account_games`, a hint) and let each
+//! game's log decide what the account is asked. The stream follows the store's feed: each
+//! notice carries the feed place of the commit it reports as its id, so a client that
+//! reconnects with `Last-Event-ID` is given exactly the notices after it — from the feed
+//! itself, which every instance reads alike — and then live ones from this instance's bus.
+
+use std::collections::{HashSet, VecDeque};
+
+use parlour_domain::table_events::Offer;
+use tokio::sync::broadcast;
+
+use super::seating::account_text;
+use super::*;
+use crate::dto::{Asked, Inbox, InboxGame, Notice, NoticeKind, NoticePage};
+use crate::store::FeedCursor;
+
+/// How many feed entries one catch-up read takes.
+const CATCH_UP: u64 = 500;
+
+/// One message of an account's stream.
+#[derive(Debug, Clone)]
+pub enum AccountUpdate {
+    /// Something happened in one of the account's games.
+    Notice(Box<Notice>),
+    /// Nothing happened for a while; the connection is still alive.
+    KeepAlive,
+}
+
+/// The text of a feed place, as a notice's id: `<txid>-<position>`.
+pub fn cursor_text(cursor: FeedCursor) -> String {
+    format!("{}-{}", cursor.txid, cursor.position)
+}
+
+/// Reads a notice id back into its feed place.
+pub fn parse_cursor(text: &str) -> Option<FeedCursor> {
+    let (txid, position) = text.trim().split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(txid) || !digits(position) {
+        return None;
+    }
+    Some(FeedCursor {
+        txid: txid.parse().ok()?,
+        position: position.parse().ok()?,
+    })
+}
+
+impl Parlour {
+    /// `GET /v1/me/games`: the account's games, what each asks of it now, most urgent first.
+    /// `status` and `game` narrow the list.
+    pub async fn inbox(
+        &self,
+        caller: &AccountCaller,
+        status: Option<Status>,
+        game: Option<&str>,
+    ) -> Result<Inbox> {
+        let me = account_text(caller.account.id);
+        let mut rows = Vec::new();
+        for id in self.store.account_games(caller.account.id).await? {
+            let row = match self
+                .with_game(id, |loaded| {
+                    inbox_row(&loaded.record, &loaded.sitting, loaded.version, &me)
+                })
+                .await
+            {
+                Ok(row) => row,
+                // A hint whose game was never stored (see `host_game`).
+                Err(ServiceError::GameNotFound(_)) => None,
+                Err(other) => return Err(other),
+            };
+            let Some(row) = row else { continue };
+            if status.is_some_and(|s| s != row.status) || game.is_some_and(|g| g != row.game) {
+                continue;
+            }
+            rows.push(row);
+        }
+        rows.sort_by_key(urgency);
+        Ok(Inbox { games: rows })
+    }
+
+    /// The account's inbox row for game `id` as it stood at `version`.
+    async fn inbox_row_at(
+        &self,
+        id: Uuid,
+        account: &str,
+        version: u64,
+    ) -> Result<Option<InboxGame>> {
+        let at_head = self
+            .with_game(id, |loaded| {
+                (loaded.version == version)
+                    .then(|| inbox_row(&loaded.record, &loaded.sitting, version, account))
+            })
+            .await?;
+        if let Some(row) = at_head {
+            return Ok(row);
+        }
+        // An older version (a notice read back after a reconnect): folded from the log.
+        let (record, engine) = self.record_of(id).await?;
+        let mut sitting = open_sitting(engine, &record)?;
+        let events = self.store.events(id, 0, Some(version)).await?;
+        readable(&events)?;
+        for event in &events {
+            sitting.apply_entry(&recorded(event)).map_err(corrupt)?;
+        }
+        Ok(inbox_row(&record, &sitting, version, account))
+    }
+
+    /// The notices for `account` from the feed entries `commits` (in feed order): one per
+    /// commit to one of its games.
+    async fn notices_for(
+        &self,
+        account: Uuid,
+        games: &mut HashSet<Uuid>,
+        commits: &[Committed],
+    ) -> Result<Vec<Notice>> {
+        let me = account_text(account);
+        let mut notices = Vec::new();
+        let mut start = 0;
+        while start < commits.len() {
+            let (game, commit) = (commits[start].game, commits[start].commit);
+            let mut end = start + 1;
+            while end < commits.len() && commits[end].game == game && commits[end].commit == commit
+            {
+                end += 1;
+            }
+            let run = &commits[start..end];
+            start = end;
+            // A game the account has just been placed in: its hint is written before the
+            // table event that places it, so it is there to be read now.
+            let placing = run.iter().any(|c| {
+                matches!(
+                    c.kind.as_str(),
+                    "table.hosted" | "table.seated" | "table.seat_offered"
+                )
+            });
+            if !games.contains(&game) && placing {
+                games.extend(self.store.account_games(account).await?);
+            }
+            if !games.contains(&game) {
+                continue;
+            }
+            let Some(last) = run.last() else { continue };
+            let Some(row) = self.inbox_row_at(game, &me, last.seq).await? else {
+                continue;
+            };
+            let has = |kind: &str| run.iter().any(|c| c.kind == kind);
+            let mut kinds = Vec::new();
+            if row.asked == Asked::Move {
+                kinds.push(NoticeKind::YourTurn);
+            }
+            if row.asked == Asked::Claim && has("table.seat_offered") {
+                kinds.push(NoticeKind::Invited);
+            }
+            // The host's own seat, taken as the game is created, is no claim to tell of.
+            if has("table.seated") && !has("table.hosted") {
+                kinds.push(NoticeKind::SeatClaimed);
+                if row.status == Status::Active {
+                    kinds.push(NoticeKind::Started);
+                }
+            }
+            if row.status == Status::Finished {
+                kinds.push(NoticeKind::Ended);
+            }
+            notices.push(Notice {
+                id: cursor_text(last.cursor()),
+                game,
+                version: last.seq,
+                notices: kinds,
+                row,
+            });
+        }
+        Ok(notices)
+    }
+
+    /// Where the feed ends now: a stream without `Last-Event-ID` starts here.
+    pub async fn feed_end(&self) -> Result<FeedCursor> {
+        Ok(self.store.latest_position().await?)
+    }
+
+    /// A follower of `caller`'s notices after the feed place `after` (checked to be a place
+    /// the feed has reached), with live commits from `commits`.
+    async fn follower(
+        self: Arc<Self>,
+        caller: &AccountCaller,
+        after: FeedCursor,
+        commits: broadcast::Receiver<Committed>,
+        heartbeat: Duration,
+    ) -> Result<Follower> {
+        let end = self.store.latest_position().await?;
+        if after > end {
+            return Err(ServiceError::BadRequest(format!(
+                "{:?} is beyond the end of the feed ({:?}): it is no notice id this server gave",
+                cursor_text(after),
+                cursor_text(end)
+            )));
+        }
+        let games: HashSet<Uuid> = self
+            .store
+            .account_games(caller.account.id)
+            .await?
+            .into_iter()
+            .collect();
+        Ok(Follower {
+            service: self,
+            account: caller.account.id,
+            games,
+            commits,
+            sent: after,
+            caught_up: false,
+            pending: VecDeque::new(),
+            heartbeat,
+        })
+    }
+
+    /// Every notice for `caller`'s account after the feed place `after` (the feed's end when
+    /// `None`): first those already in the feed, then live ones from `commits` (this
+    /// instance's bus, subscribed before the feed was read, so nothing falls between), with a
+    /// `KeepAlive` after each quiet `heartbeat`.
+    pub async fn account_updates(
+        self: Arc<Self>,
+        caller: &AccountCaller,
+        after: Option<FeedCursor>,
+        commits: broadcast::Receiver<Committed>,
+        heartbeat: Duration,
+    ) -> Result<impl futures_util::Stream<Item = AccountUpdate>> {
+        let after = match after {
+            Some(after) => after,
+            None => self.feed_end().await?,
+        };
+        let follower = self.follower(caller, after, commits, heartbeat).await?;
+        Ok(futures_util::stream::unfold(
+            follower,
+            |mut follower| async move {
+                let update = follower.next().await?;
+                Some((update, follower))
+            },
+        ))
+    }
+
+    /// The long-poll twin of [`Parlour::account_updates`]: the notices after `after` (the
+    /// feed's end when `None`), waiting up to `wait` for the first if there is none yet.
+    pub async fn notices_after(
+        self: Arc<Self>,
+        caller: &AccountCaller,
+        after: Option<FeedCursor>,
+        commits: broadcast::Receiver<Committed>,
+        wait: Duration,
+    ) -> Result<NoticePage> {
+        let after = match after {
+            Some(after) => after,
+            None => self.feed_end().await?,
+        };
+        let mut follower = self.follower(caller, after, commits, wait).await?;
+        let mut notices = Vec::new();
+        if let Some(AccountUpdate::Notice(first)) = follower.next().await {
+            notices.push(*first);
+            // Whatever else that read found, without waiting for more.
+            notices.extend(follower.pending.drain(..));
+        }
+        let next = match notices.last() {
+            Some(last) => last.id.clone(),
+            None => cursor_text(follower.sent),
+        };
+        Ok(NoticePage { notices, next })
+    }
+}
+
+/// The state of one account's stream.
+struct Follower {
+    service: Arc<Parlour>,
+    account: Uuid,
+    games: HashSet<Uuid>,
+    commits: broadcast::Receiver<Committed>,
+    /// The feed place of the last entry read.
+    sent: FeedCursor,
+    /// Whether everything up to the bus's live commits has been read from the feed.
+    caught_up: bool,
+    pending: VecDeque<Notice>,
+    heartbeat: Duration,
+}
+
+impl Follower {
+    /// The next update; `None` ends the stream (the store failed or the bus stopped).
+    async fn next(&mut self) -> Option<AccountUpdate> {
+        use broadcast::error::{RecvError, TryRecvError};
+        loop {
+            if let Some(notice) = self.pending.pop_front() {
+                return Some(AccountUpdate::Notice(Box::new(notice)));
+            }
+            let batch = if self.caught_up {
+                let first = match tokio::time::timeout(self.heartbeat, self.commits.recv()).await {
+                    Err(_) => return Some(AccountUpdate::KeepAlive),
+                    Ok(Ok(commit)) => commit,
+                    Ok(Err(RecvError::Lagged(_))) => {
+                        // Too far behind the bus: read what was missed from the feed.
+                        self.caught_up = false;
+                        continue;
+                    }
+                    Ok(Err(RecvError::Closed)) => return None,
+                };
+                let mut batch = vec![first];
+                loop {
+                    match self.commits.try_recv() {
+                        Ok(commit) => batch.push(commit),
+                        Err(TryRecvError::Lagged(_)) => {
+                            self.caught_up = false;
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                // What the feed has already given is not given twice.
+                batch.retain(|c| c.cursor() > self.sent);
+                batch
+            } else {
+                let mut read = self
+                    .service
+                    .store
+                    .committed_since(self.sent, CATCH_UP)
+                    .await
+                    .ok()?;
+                if (read.len() as u64) < CATCH_UP {
+                    self.caught_up = true;
+                } else if let Some(last) = read.last() {
+                    // A full read may have cut the last commit short: leave it for the next
+                    // read, so that one commit is one notice (unless it fills a read alone).
+                    let cut = (last.game, last.commit);
+                    if let Some(keep) = read.iter().rposition(|c| (c.game, c.commit) != cut) {
+                        read.truncate(keep + 1);
+                    }
+                }
+                read
+            };
+            let Some(last) = batch.last() else { continue };
+            let reached = last.cursor();
+            let notices = self
+                .service
+                .notices_for(self.account, &mut self.games, &batch)
+                .await
+                .ok()?;
+            self.sent = self.sent.max(reached);
+            self.pending.extend(notices);
+        }
+    }
+}
+
+/// Where a row sorts: my moves first (soonest deadline first, none last), then seats held for
+/// me, then games where others act, then waiting games, then finished ones; newest first
+/// within each.
+fn urgency(row: &InboxGame) -> (u8, bool, Option<DateTime<Utc>>, std::cmp::Reverse<Uuid>) {
+    let group = match (row.status, row.asked) {
+        (_, Asked::Move) => 0,
+        (_, Asked::Claim) => 1,
+        (Status::Active, _) => 2,
+        (Status::Waiting, _) => 3,
+        (Status::Finished, _) => 4,
+    };
+    (
+        group,
+        row.deadline.is_none(),
+        row.deadline,
+        std::cmp::Reverse(row.id),
+    )
+}
+
+/// The inbox's row for `account` in a game; `None` when the log does not place the account
+/// there (a claim that lost its race).
+fn inbox_row(
+    record: &GameRecord,
+    sitting: &Sitting,
+    version: u64,
+    account: &str,
+) -> Option<InboxGame> {
+    let seating = sitting.table.seating()?;
+    let seat = seating.seat_of(account).map(|s| s.0);
+    let host = seating.host.account == account;
+    let offered_seat = seating
+        .seats
+        .iter()
+        .position(|s| {
+            s.holder.is_none()
+                && matches!(&s.offer, Some(Offer::Account { account: a }) if a == account)
+        })
+        .and_then(|i| u8::try_from(i).ok())
+        .filter(|_| seat.is_none());
+    if seat.is_none() && !host && offered_seat.is_none() {
+        return None;
+    }
+    let status = status_of(sitting);
+    let to_act: Vec<u8> = sitting.to_act().iter().map(|s| s.0).collect();
+    let asked = match (seat, offered_seat) {
+        (Some(seat), _) if to_act.contains(&seat) => Asked::Move,
+        (None, Some(_)) if status == Status::Waiting => Asked::Claim,
+        _ => Asked::Nothing,
+    };
+    Some(InboxGame {
+        id: record.id,
+        game: record.game.clone(),
+        status,
+        version,
+        seat,
+        host,
+        asked,
+        deadline: None,
+        to_act,
+        offered_seat,
+        result: sitting.outcome(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_notice_id_reads_back_as_the_feed_place_it_names_and_nothing_else_does() {
+        let cursor = FeedCursor {
+            txid: 812,
+            position: 99,
+        };
+        assert_eq!(parse_cursor(&cursor_text(cursor)), Some(cursor));
+        for bad in ["", "12", "-3", "3-", "a-1", "1-2-3", "1 -2", "+1-2"] {
+            assert_eq!(parse_cursor(bad), None, "{bad:?}");
+        }
+    }
+}
