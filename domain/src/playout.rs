@@ -27,8 +27,8 @@ use serde_json::Value;
 
 use crate::chance::{Chance, Seed};
 use crate::engine::{
-    decide, legal_actions_json, parse_recorded, record, view_json as engine_view_json, Engine,
-    Recorded, Table,
+    decide, legal_actions_json, parse_recorded, record, view_json as engine_view_json, Decision,
+    Engine, Recorded, Table,
 };
 use crate::game::{Game, Player, Refusal, RefusalKind, Seat, Setup, Viewer};
 
@@ -373,7 +373,7 @@ impl Pair {
         Ok(pair)
     }
 
-    fn apply(&mut self, decision: crate::engine::Decision) -> Result<(), String> {
+    fn apply(&mut self, decision: Decision) -> Result<(), String> {
         for event in &decision.events {
             self.replayed
                 .apply_recorded(event)
@@ -642,13 +642,163 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_default_is_reported() {
-        // A template left in a body, and a default refused, are what the check exists to catch.
+    fn a_template_anywhere_in_a_body_is_found() {
         assert!(has_template(
             &json!({"type": "lay", "cards": {"choose": 3, "from": ["a"]}})
         ));
         assert!(!has_template(
             &json!({"type": "lay", "cards": ["a", "b", "c"]})
         ));
+    }
+
+    /// How a planted bug breaks GIRL's answers for a seat that is away.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Bug {
+        /// Every seat, to act or not, is given a default.
+        DefaultForEveryone,
+        /// The default is the first legal action as offered, template and all.
+        Template,
+        /// The default is a move the rules refuse (a turn-up during a trick).
+        Refused,
+        /// The resigning seat is ranked first.
+        ConcederFirst,
+    }
+
+    /// GIRL with a planted bug: every call goes to the real table but the broken one.
+    struct Planted {
+        inner: Box<dyn Table>,
+        bug: Bug,
+    }
+
+    impl Table for Planted {
+        fn start(&self, chance: &mut Chance) -> Decision {
+            self.inner.start(chance)
+        }
+        fn decide(
+            &self,
+            seat: Seat,
+            action: &Value,
+            chance: &mut Chance,
+        ) -> Result<Decision, crate::engine::Refused> {
+            self.inner.decide(seat, action, chance)
+        }
+        fn decide_legacy(
+            &self,
+            seat: Seat,
+            action: &Value,
+            chance: &mut Chance,
+        ) -> Result<Decision, crate::engine::Refused> {
+            self.inner.decide_legacy(seat, action, chance)
+        }
+        fn apply(&mut self, decision: Decision) {
+            self.inner.apply(decision);
+        }
+        fn apply_recorded(&mut self, event: &Recorded) -> Result<(), crate::engine::BadEvent> {
+            self.inner.apply_recorded(event)
+        }
+        fn to_act(&self) -> Vec<Seat> {
+            self.inner.to_act()
+        }
+        fn legal_actions(&self, seat: Seat) -> Vec<Value> {
+            self.inner.legal_actions(seat)
+        }
+        fn view(&self, viewer: Viewer) -> crate::game::View {
+            self.inner.view(viewer)
+        }
+        fn outcome(&self) -> Option<Value> {
+            self.inner.outcome()
+        }
+        fn scoresheet(&self) -> Option<crate::game::Scoresheet> {
+            self.inner.scoresheet()
+        }
+        fn export(&self, format: &str) -> Option<Value> {
+            self.inner.export(format)
+        }
+        fn clone_table(&self) -> Box<dyn Table> {
+            Box::new(Planted {
+                inner: self.inner.clone_table(),
+                bug: self.bug,
+            })
+        }
+        fn same_as(&self, other: &dyn Table) -> bool {
+            self.inner.same_as(other)
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self.inner.as_any()
+        }
+        fn default_action(&self, seat: Seat) -> Option<Value> {
+            let real = self.inner.default_action(seat);
+            match self.bug {
+                Bug::DefaultForEveryone => real.or(Some(json!({"type": "turn_up"}))),
+                Bug::Template => real.and_then(|_| self.inner.legal_actions(seat).first().cloned()),
+                Bug::Refused => real.map(|body| {
+                    if body["type"] == "lay" {
+                        json!({"type": "turn_up"})
+                    } else {
+                        body
+                    }
+                }),
+                Bug::ConcederFirst => real,
+            }
+        }
+        fn concede(&self, seat: Seat) -> crate::game::Concession {
+            let mut conceded = self.inner.concede(seat);
+            if self.bug == Bug::ConcederFirst {
+                conceded.ranking.rotate_right(1);
+            }
+            conceded
+        }
+    }
+
+    struct PlantedEngine(Bug);
+
+    impl Engine for PlantedEngine {
+        fn describe(&self) -> crate::game::Description {
+            GIRL.describe()
+        }
+        fn cards(&self) -> Value {
+            GIRL.cards()
+        }
+        fn open(
+            &self,
+            players: &[Player],
+            options: &Value,
+        ) -> Result<Box<dyn Table>, crate::game::SetupError> {
+            Ok(Box::new(Planted {
+                inner: GIRL.open(players, options)?,
+                bug: self.0,
+            }))
+        }
+        fn redact(
+            &self,
+            event: &Recorded,
+            viewer: Viewer,
+        ) -> Result<Value, crate::engine::BadEvent> {
+            GIRL.redact(event, viewer)
+        }
+        fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>> {
+            GIRL.statistics(records)
+        }
+        fn schemas(&self) -> crate::engine::GameSchemas {
+            GIRL.schemas()
+        }
+    }
+
+    static GIRL: crate::engine::EngineOf<crate::trio::GirlGame> = crate::engine::EngineOf::new();
+
+    #[test]
+    fn the_check_reports_a_default_out_of_turn_a_template_a_refused_default_and_a_bad_ranking() {
+        assert!(check_defaults(&GIRL, 3, &json!({}), 1, MAX_MOVES).is_ok());
+        for (bug, says) in [
+            (Bug::DefaultForEveryone, "not in to_act"),
+            (Bug::Template, "is a template"),
+            (Bug::Refused, "was refused"),
+            (Bug::ConcederFirst, "conceding gives"),
+        ] {
+            match check_defaults(&PlantedEngine(bug), 3, &json!({}), 1, MAX_MOVES) {
+                Ok(played) => panic!("{bug:?} was not caught: {played:?}"),
+                Err(broken) => assert!(broken.contains(says), "{bug:?}: {broken}"),
+            }
+        }
     }
 }

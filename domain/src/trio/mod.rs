@@ -637,7 +637,7 @@ pub fn judge(trick: &Trick, players: usize) -> TrickResult {
 /// `heroine`, as many as she must lay ("she will choose 3 cards, if possible, which do not
 /// show that Heroine — and she would not then choose a GIRL card, as she would lose it").
 /// Equal scores go in pack order. See `docs/rules/trio.md`, "When a seat's time runs out".
-pub fn cheapest_lay(hand: CardSet, heroine: u8) -> CardSet {
+fn cheapest_lay(hand: CardSet, heroine: u8) -> CardSet {
     let mut cards: Vec<u8> = hand.iter().collect();
     cards.sort_by_key(|card| (points(*card, heroine), *card));
     cards.into_iter().take(hand.len().min(LAY)).collect()
@@ -662,7 +662,7 @@ fn exposure(hand: CardSet, heroine_card: u8) -> (u8, usize) {
 /// The HEROINE a player lays from her hand when her time runs out (once the centre pack is
 /// used up): the one whose trick puts least of the rest of her hand at risk, in keeping with
 /// the cheapest lay she then makes; equal ones in pack order. `None` when she holds none.
-pub fn safest_heroine(hand: CardSet) -> Option<u8> {
+fn safest_heroine(hand: CardSet) -> Option<u8> {
     hand.intersection(CardSet::HEROINES)
         .iter()
         .min_by_key(|card| {
