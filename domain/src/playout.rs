@@ -17,7 +17,8 @@
 //! `default_action` is `Some` exactly for the seats in `to_act`, is a complete action (no
 //! `choose` template) that `decide` accepts whatever the chance, and is the same on a copy of
 //! the table and on one rebuilt from the log; `concede` ranks every seat exactly once with the
-//! conceding seat alone last. Then a second game played by default actions alone must end.
+//! conceding seat alone last, gives a standing per seat and survives its JSON form. Then a
+//! second game played by default actions alone must end.
 
 use std::collections::BTreeSet;
 
@@ -441,6 +442,16 @@ fn check_seats(pair: &Pair, players: usize) -> Result<(), String> {
         let conceded = table.concede(seat);
         if copy.concede(seat) != conceded {
             return Err(format!("{seat}'s concession differs on a copy"));
+        }
+        let stored = serde_json::to_value(&conceded).map_err(|e| e.to_string())?;
+        if serde_json::from_value::<crate::game::Concession>(stored)
+            .ok()
+            .as_ref()
+            != Some(&conceded)
+        {
+            return Err(format!(
+                "{seat}'s concession does not survive its JSON form"
+            ));
         }
         let mut ranked: Vec<Seat> = conceded.ranking.iter().flatten().copied().collect();
         let last = conceded.ranking.last();
