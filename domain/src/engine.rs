@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::chance::Chance;
 use crate::game::{
-    Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View,
-    Viewer,
+    Concession, Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup,
+    SetupError, View, Viewer,
 };
 
 /// JSON Schemas (draft 2020-12) of everything a game sends or accepts, so a client, a bot or a
@@ -229,6 +229,14 @@ pub fn decide<G: Game>(
     G::decide(state, seat, action, chance).map_err(MoveRefused::Rule)
 }
 
+/// The move the server makes for `seat` when its clock runs out, typed: `None` once the game
+/// has an outcome or when `seat` is not in `to_act` (the framework's turn check, as for
+/// [`decide`]), else the game's own [`Game::default_action`].
+pub fn default_action<G: Game>(state: &G::State, seat: Seat) -> Option<G::Action> {
+    check_turn::<G>(state, seat).ok()?;
+    G::default_action(state, seat)
+}
+
 /// A stored event that does not fit the game: the log is corrupt or from another engine.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("event is not a valid {kind} event of this game: {reason}")]
@@ -276,6 +284,17 @@ pub trait Table: Send + Sync {
     fn view(&self, viewer: Viewer) -> View;
     /// The result, once the game is over.
     fn outcome(&self) -> Option<Value>;
+    /// The move to make for `seat` when its move clock runs out: `Some(body)` exactly when
+    /// `seat` is in `to_act` and the game is not over. The body is a complete action (no
+    /// `{"choose": k, "from": [...]}` template) that [`Table::decide`] accepts from `seat`
+    /// whatever the chance; it depends on the state alone (a replay reproduces it) and on
+    /// nothing the seat could not see, and it is the game's sensible default for the decision
+    /// the seat owes (`docs/rules/<game>.md`, "When a seat's time runs out").
+    fn default_action(&self, seat: Seat) -> Option<Value>;
+    /// The result when `seat` resigns, or is forfeited by its clock, while the game is in
+    /// progress: every seat ranked, `seat` alone last, with the standing in the game's own
+    /// terms (`docs/rules/<game>.md`, "Resigning and forfeiting"). Depends on the state alone.
+    fn concede(&self, seat: Seat) -> Concession;
     /// The public score-sheet, for games that keep one.
     fn scoresheet(&self) -> Option<Scoresheet>;
     /// A named public export of the game.
@@ -554,6 +573,14 @@ impl<G: Game> Table for TableOf<G> {
 
     fn outcome(&self) -> Option<Value> {
         outcome_json::<G>(self.state())
+    }
+
+    fn default_action(&self, seat: Seat) -> Option<Value> {
+        default_action::<G>(self.state(), seat).map(|action| json(&action))
+    }
+
+    fn concede(&self, seat: Seat) -> Concession {
+        G::concede(self.state(), seat)
     }
 
     fn scoresheet(&self) -> Option<Scoresheet> {

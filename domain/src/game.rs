@@ -2,6 +2,8 @@
 //!
 //! See `docs/architecture.md` for how each of the five games maps onto it.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -157,6 +159,73 @@ pub struct Scoresheet {
     pub text: String,
 }
 
+/// The result of a game stopped while in progress because one seat resigned or was forfeited
+/// by its clock: a ranking of every seat, and the standing that justifies it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Concession {
+    /// The seat that conceded.
+    pub seat: Seat,
+    /// Every seat at the table, best first. Seats tied share a group; the conceding seat is
+    /// alone in the last group.
+    pub ranking: Vec<Vec<Seat>>,
+    /// Each seat's standing when the game stopped, in seat order, in the game's own terms
+    /// (what `measure` says).
+    pub points: Vec<i64>,
+    /// What `points` counts, in words (e.g. "cards won less cards in hand").
+    pub measure: String,
+    /// Whether more `points` stand better, so a client can order them without knowing the
+    /// game (true in every game Parlour has so far).
+    pub higher_is_better: bool,
+    /// The figures behind `points`, by name: one number per seat in seat order, or per side
+    /// in the sides' order where the name begins `side_`.
+    pub figures: BTreeMap<String, Vec<i64>>,
+}
+
+impl Concession {
+    /// A concession ranked by `points` alone (more is better): every other seat by its points,
+    /// equal points sharing a group, and `seat` last.
+    pub fn by_points(seat: Seat, points: Vec<i64>, measure: &str) -> Concession {
+        let ranking = ranking_by(seat, points.len(), |s| {
+            points.get(s.index()).copied().unwrap_or(i64::MIN)
+        });
+        Concession {
+            seat,
+            ranking,
+            points,
+            measure: measure.to_string(),
+            higher_is_better: true,
+            figures: BTreeMap::new(),
+        }
+    }
+
+    /// The same concession with one more named figure.
+    pub fn with_figure(mut self, name: &str, values: Vec<i64>) -> Concession {
+        self.figures.insert(name.to_string(), values);
+        self
+    }
+}
+
+/// Every seat of a table of `players` but `seat`, grouped by `key` (highest first, equal keys
+/// in one group, each group in seat order), then `seat` alone: a concession's ranking.
+pub fn ranking_by(seat: Seat, players: usize, key: impl Fn(Seat) -> i64) -> Vec<Vec<Seat>> {
+    let mut others: Vec<(i64, Seat)> = Seat::all(players)
+        .filter(|s| *s != seat)
+        .map(|s| (key(s), s))
+        .collect();
+    others.sort_by_key(|(k, s)| (std::cmp::Reverse(*k), *s));
+    let mut ranking: Vec<Vec<Seat>> = Vec::new();
+    let mut previous = None;
+    for (k, s) in others {
+        match ranking.last_mut() {
+            Some(group) if previous == Some(k) => group.push(s),
+            _ => ranking.push(vec![s]),
+        }
+        previous = Some(k);
+    }
+    ranking.push(vec![seat]);
+    ranking
+}
+
 /// Facts about a game for the catalogue.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Description {
@@ -264,6 +333,22 @@ pub trait Game: Sized + 'static {
 
     /// The result once the game is over; `None` while it is in progress.
     fn outcome(state: &Self::State) -> Option<Self::Outcome>;
+
+    /// The move the server makes for `seat` when its move clock runs out. The framework
+    /// ([`crate::engine::default_action`]) asks only for a seat in `to_act` of a game without
+    /// an outcome, and the game answers for every such seat: a complete action (no
+    /// [`Choose`] template) that `decide` accepts whatever the chance. It is chosen from the
+    /// state alone, so a replay chooses it again, and from what the seat itself may see (its
+    /// own hand and the public table), so it tells the table nothing the seat could not have;
+    /// and it is a sensible move in the game's own terms, not merely the first legal one.
+    /// `None` only where the game cannot express a default: a broken promise the shared
+    /// playout test ([`crate::playout`]) reports.
+    fn default_action(state: &Self::State, seat: Seat) -> Option<Self::Action>;
+
+    /// The result when `seat` resigns, or is forfeited by its clock, while the game is in
+    /// progress: every other seat ranked by its standing so far in the game's own terms, and
+    /// `seat` last (see [`Concession`]). A function of the state alone.
+    fn concede(state: &Self::State, seat: Seat) -> Concession;
 
     /// The score-sheet as everyone may see it (live while the game is in progress, final once
     /// it is over), for games that keep one: a JSON document and the same as plain text.

@@ -24,6 +24,6 @@ pub use engine::{
     Decision, Engine, GameSchemas, MoveRefused, OutOfTurn, Recorded, Refused, Table, ViewSchemas,
 };
 pub use game::{
-    Choose, Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError,
-    View, ViewOf, Viewer,
+    Choose, Concession, Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup,
+    SetupError, View, ViewOf, Viewer,
 };

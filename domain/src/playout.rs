@@ -11,6 +11,14 @@
 //!   in that seat's own private view (before or after the event);
 //! - the game ends within `max_moves`, and replaying the recorded events (through their JSON
 //!   form) rebuilds exactly the same state.
+//!
+//! [`check_defaults`] plays through the JSON edge every server table uses and checks the two
+//! answers a table gives for a seat that is away: at every step, for every seat,
+//! `default_action` is `Some` exactly for the seats in `to_act`, is a complete action (no
+//! `choose` template) that `decide` accepts whatever the chance, and is the same on a copy of
+//! the table and on one rebuilt from the log; `concede` ranks every seat exactly once with the
+//! conceding seat alone last, gives a standing per seat and survives its JSON form. Then a
+//! second game played by default actions alone must end.
 
 use std::collections::BTreeSet;
 
@@ -20,9 +28,10 @@ use serde_json::Value;
 
 use crate::chance::{Chance, Seed};
 use crate::engine::{
-    decide, legal_actions_json, parse_recorded, record, view_json as engine_view_json, Recorded,
+    decide, legal_actions_json, parse_recorded, record, view_json as engine_view_json, Decision,
+    Engine, Recorded, Table,
 };
-use crate::game::{Game, Refusal, RefusalKind, Seat, Setup, Viewer};
+use crate::game::{Game, Player, Refusal, RefusalKind, Seat, Setup, Viewer};
 
 /// What one playout did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -305,4 +314,502 @@ fn view_json<G: Game>(state: &G::State, viewer: Viewer) -> Value {
 fn describe<E: serde::Serialize>(event: &E) -> String {
     let recorded = record(event);
     format!("event {}", recorded.kind)
+}
+
+/// What [`check_defaults`] played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultsChecked {
+    /// Moves of the random game, at each of which every seat's default and concession was
+    /// checked.
+    pub random_moves: usize,
+    /// Moves of the game played by default actions alone, to its end.
+    pub default_moves: usize,
+}
+
+/// Whether `value` holds a `{"choose": k, "from": [...]}` template anywhere.
+fn has_template(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            (map.len() == 2 && map.contains_key("choose") && map.contains_key("from"))
+                || map.values().any(has_template)
+        }
+        Value::Array(items) => items.iter().any(has_template),
+        _ => false,
+    }
+}
+
+/// A table of `engine` dealt from `seed`, with a twin fed only the recorded events (what a
+/// replay sees), and the sequence number of the next event.
+struct Pair {
+    table: Box<dyn Table>,
+    replayed: Box<dyn Table>,
+    seed: Seed,
+    next_seq: u64,
+}
+
+impl Pair {
+    fn open(
+        engine: &dyn Engine,
+        players: usize,
+        options: &Value,
+        seed: Seed,
+    ) -> Result<Pair, String> {
+        let players: Vec<Player> = (0..players)
+            .map(|i| Player {
+                name: format!("p{i}"),
+            })
+            .collect();
+        let table = engine
+            .open(&players, options)
+            .map_err(|e| format!("setup refused: {e}"))?;
+        let replayed = table.clone_table();
+        let mut pair = Pair {
+            table,
+            replayed,
+            seed,
+            next_seq: 1,
+        };
+        let opening = pair.table.start(&mut Chance::new(seed, 1));
+        pair.apply(opening)?;
+        Ok(pair)
+    }
+
+    fn apply(&mut self, decision: Decision) -> Result<(), String> {
+        for event in &decision.events {
+            self.replayed
+                .apply_recorded(event)
+                .map_err(|e| format!("replaying {}: {e}", event.kind))?;
+        }
+        self.next_seq += decision.events.len() as u64;
+        self.table.apply(decision);
+        Ok(())
+    }
+
+    fn play(&mut self, seat: Seat, body: &Value) -> Result<(), String> {
+        let decision = self
+            .table
+            .decide(seat, body, &mut Chance::new(self.seed, self.next_seq))
+            .map_err(|e| format!("{body} by {seat} refused: {e}"))?;
+        if decision.events.is_empty() {
+            return Err(format!("{body} by {seat} produced no events"));
+        }
+        self.apply(decision)
+    }
+}
+
+/// Checks every seat's default action and concession at the table as it stands.
+fn check_seats(pair: &Pair, players: usize) -> Result<(), String> {
+    let table = pair.table.as_ref();
+    let over = table.outcome().is_some();
+    let to_act = table.to_act();
+    let copy = table.clone_table();
+    // One seat past the table too: it is never to act, so it never has a default.
+    for seat in Seat::all(players + 1) {
+        let default = table.default_action(seat);
+        let owed = !over && to_act.contains(&seat);
+        if default.is_some() != owed {
+            return Err(format!(
+                "{seat} ({}in to_act {to_act:?}, {}over) has default {default:?}",
+                if owed { "" } else { "not " },
+                if over { "" } else { "not " },
+            ));
+        }
+        if copy.default_action(seat) != default || pair.replayed.default_action(seat) != default {
+            return Err(format!("{seat}'s default differs on a copy or a replay"));
+        }
+        let Some(body) = default else { continue };
+        if has_template(&body) {
+            return Err(format!("{seat}'s default {body} is a template"));
+        }
+        for chance in [
+            Chance::new(pair.seed, pair.next_seq),
+            Chance::new(Seed([0x5a; 32]), pair.next_seq + 1000),
+        ] {
+            let mut chance = chance;
+            match table.decide(seat, &body, &mut chance) {
+                Ok(decision) if decision.events.is_empty() => {
+                    return Err(format!("{seat}'s default {body} produced no events"))
+                }
+                Ok(_) => {}
+                Err(e) => return Err(format!("{seat}'s default {body} was refused: {e}")),
+            }
+        }
+    }
+    if over {
+        return Ok(());
+    }
+    for seat in Seat::all(players) {
+        let conceded = table.concede(seat);
+        if copy.concede(seat) != conceded {
+            return Err(format!("{seat}'s concession differs on a copy"));
+        }
+        let stored = serde_json::to_value(&conceded).map_err(|e| e.to_string())?;
+        if serde_json::from_value::<crate::game::Concession>(stored)
+            .ok()
+            .as_ref()
+            != Some(&conceded)
+        {
+            return Err(format!(
+                "{seat}'s concession does not survive its JSON form"
+            ));
+        }
+        let mut ranked: Vec<Seat> = conceded.ranking.iter().flatten().copied().collect();
+        let last = conceded.ranking.last();
+        ranked.sort();
+        if ranked != Seat::all(players).collect::<Vec<_>>()
+            || last != Some(&vec![seat])
+            || conceded.ranking.iter().any(Vec::is_empty)
+            || conceded.seat != seat
+            || conceded.points.len() != players
+        {
+            return Err(format!("{seat} conceding gives {conceded:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// Plays one random game of `engine` (through `Table`, as the server does) and one of default
+/// actions alone, both from `seed`, checking what the module documentation lists. The seat
+/// that moves is picked at random among `to_act` in both (any seat's clock may run out
+/// first). Returns what it played, or the first broken promise.
+pub fn check_defaults(
+    engine: &dyn Engine,
+    players: usize,
+    options: &Value,
+    seed: u64,
+    max_moves: usize,
+) -> Result<DefaultsChecked, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game_seed = [0u8; 32];
+    rng.fill_bytes(&mut game_seed);
+    let game_seed = Seed(game_seed);
+
+    let mut pair = Pair::open(engine, players, options, game_seed)?;
+    let mut random_moves = 0;
+    loop {
+        check_seats(&pair, players)?;
+        if pair.table.outcome().is_some() {
+            break;
+        }
+        if random_moves >= max_moves {
+            return Err(format!(
+                "the random game has no end after {max_moves} moves"
+            ));
+        }
+        let to_act = pair.table.to_act();
+        if to_act.is_empty() {
+            return Err("the game is not over but no seat is to act".into());
+        }
+        let seat = to_act[pick(&mut rng, to_act.len())];
+        let offered = pair.table.legal_actions(seat);
+        if offered.is_empty() {
+            return Err(format!("{seat} is to act but has no legal action"));
+        }
+        let body = instantiate(&offered[pick(&mut rng, offered.len())], &mut rng);
+        pair.play(seat, &body)?;
+        random_moves += 1;
+    }
+
+    let mut pair = Pair::open(engine, players, options, game_seed)?;
+    let mut default_moves = 0;
+    while pair.table.outcome().is_none() {
+        if default_moves >= max_moves {
+            return Err(format!(
+                "default actions alone have not ended the game after {max_moves} moves"
+            ));
+        }
+        let to_act = pair.table.to_act();
+        let Some(&seat) = to_act.get(pick(&mut rng, to_act.len().max(1))) else {
+            return Err("the game is not over but no seat is to act".into());
+        };
+        let body = pair
+            .table
+            .default_action(seat)
+            .ok_or_else(|| format!("{seat} is to act but has no default"))?;
+        if pair.replayed.default_action(seat).as_ref() != Some(&body) {
+            return Err(format!("{seat}'s default {body} differs on a replay"));
+        }
+        pair.play(seat, &body)?;
+        default_moves += 1;
+    }
+    Ok(DefaultsChecked {
+        random_moves,
+        default_moves,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog;
+
+    /// Games per configuration and kind of playout: every configuration is played from this
+    /// many seeds, at random and by defaults alone.
+    const SEEDS: u64 = 3;
+    /// Far above any game: the longest (British Birds' quiet-rounds end) take a few thousand.
+    const MAX_MOVES: usize = 20_000;
+
+    /// Every player count of the game with its default options, then each option that changes
+    /// the variant, the pack or how the game ends (as the fuzzer's configurations).
+    fn configurations(game: &str) -> Vec<(usize, Value)> {
+        let Some(engine) = catalog::engine(game) else {
+            panic!("no game {game} in the catalogue");
+        };
+        let d = engine.describe();
+        let mut configs: Vec<(usize, Value)> = (d.min_players..=d.max_players)
+            .map(|players| (players, json!({})))
+            .collect();
+        match game {
+            "history-of-england" => {
+                for series in [2, 3] {
+                    for players in d.min_players..=d.max_players {
+                        configs.push((players, json!({ "series": series })));
+                    }
+                }
+            }
+            "googly" => {
+                for players in [2, 3, 22] {
+                    configs.push((players, json!({"variant": "patience"})));
+                    configs.push((players, json!({"variant": "team"})));
+                }
+            }
+            "british-birds" => {
+                for players in d.min_players..=d.max_players {
+                    configs.push((players, json!({"play_to": 20})));
+                    configs.push((players, json!({"quiet_rounds": 1})));
+                }
+                configs.push((
+                    3,
+                    json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]}),
+                ));
+            }
+            _ => {}
+        }
+        configs
+    }
+
+    fn every_seat_away_is_played_for_and_every_resignation_ranks_every_seat(game: &str) {
+        let Some(engine) = catalog::engine(game) else {
+            panic!("no game {game} in the catalogue");
+        };
+        let mut defaults = 0;
+        for (players, options) in configurations(game) {
+            for seed in 0..SEEDS {
+                match check_defaults(engine, players, &options, seed, MAX_MOVES) {
+                    Ok(played) => defaults += played.default_moves,
+                    Err(broken) => {
+                        panic!("{game}, {players} players, {options}, seed {seed}: {broken}")
+                    }
+                }
+            }
+        }
+        assert!(defaults > 0, "{game}: no default was ever played");
+    }
+
+    #[test]
+    fn in_girl_every_seat_away_is_played_for_and_every_resignation_ranks_every_seat() {
+        every_seat_away_is_played_for_and_every_resignation_ranks_every_seat("girl");
+    }
+
+    #[test]
+    fn in_the_car_game_every_seat_away_is_played_for_and_every_resignation_ranks_every_seat() {
+        every_seat_away_is_played_for_and_every_resignation_ranks_every_seat("car");
+    }
+
+    #[test]
+    fn in_british_birds_every_seat_away_is_played_for_and_every_resignation_ranks_every_seat() {
+        every_seat_away_is_played_for_and_every_resignation_ranks_every_seat("british-birds");
+    }
+
+    #[test]
+    fn in_history_of_england_every_seat_away_is_played_for_and_every_resignation_ranks_every_seat()
+    {
+        every_seat_away_is_played_for_and_every_resignation_ranks_every_seat("history-of-england");
+    }
+
+    #[test]
+    fn in_googly_every_seat_away_is_played_for_and_every_resignation_ranks_every_seat() {
+        every_seat_away_is_played_for_and_every_resignation_ranks_every_seat("googly");
+    }
+
+    #[test]
+    fn every_game_in_the_catalogue_has_its_defaults_checked() {
+        let checked = [
+            "girl",
+            "car",
+            "british-birds",
+            "history-of-england",
+            "googly",
+        ];
+        for engine in catalog::engines() {
+            assert!(
+                checked.contains(&engine.describe().id),
+                "{} has no defaults test",
+                engine.describe().id
+            );
+        }
+    }
+
+    #[test]
+    fn a_template_anywhere_in_a_body_is_found() {
+        assert!(has_template(
+            &json!({"type": "lay", "cards": {"choose": 3, "from": ["a"]}})
+        ));
+        assert!(!has_template(
+            &json!({"type": "lay", "cards": ["a", "b", "c"]})
+        ));
+    }
+
+    /// How a planted bug breaks GIRL's answers for a seat that is away.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Bug {
+        /// Every seat, to act or not, is given a default.
+        DefaultForEveryone,
+        /// The default is the first legal action as offered, template and all.
+        Template,
+        /// The default is a move the rules refuse (a turn-up during a trick).
+        Refused,
+        /// The resigning seat is ranked first.
+        ConcederFirst,
+    }
+
+    /// GIRL with a planted bug: every call goes to the real table but the broken one.
+    struct Planted {
+        inner: Box<dyn Table>,
+        bug: Bug,
+    }
+
+    impl Table for Planted {
+        fn start(&self, chance: &mut Chance) -> Decision {
+            self.inner.start(chance)
+        }
+        fn decide(
+            &self,
+            seat: Seat,
+            action: &Value,
+            chance: &mut Chance,
+        ) -> Result<Decision, crate::engine::Refused> {
+            self.inner.decide(seat, action, chance)
+        }
+        fn decide_legacy(
+            &self,
+            seat: Seat,
+            action: &Value,
+            chance: &mut Chance,
+        ) -> Result<Decision, crate::engine::Refused> {
+            self.inner.decide_legacy(seat, action, chance)
+        }
+        fn apply(&mut self, decision: Decision) {
+            self.inner.apply(decision);
+        }
+        fn apply_recorded(&mut self, event: &Recorded) -> Result<(), crate::engine::BadEvent> {
+            self.inner.apply_recorded(event)
+        }
+        fn to_act(&self) -> Vec<Seat> {
+            self.inner.to_act()
+        }
+        fn legal_actions(&self, seat: Seat) -> Vec<Value> {
+            self.inner.legal_actions(seat)
+        }
+        fn view(&self, viewer: Viewer) -> crate::game::View {
+            self.inner.view(viewer)
+        }
+        fn outcome(&self) -> Option<Value> {
+            self.inner.outcome()
+        }
+        fn scoresheet(&self) -> Option<crate::game::Scoresheet> {
+            self.inner.scoresheet()
+        }
+        fn export(&self, format: &str) -> Option<Value> {
+            self.inner.export(format)
+        }
+        fn clone_table(&self) -> Box<dyn Table> {
+            Box::new(Planted {
+                inner: self.inner.clone_table(),
+                bug: self.bug,
+            })
+        }
+        fn same_as(&self, other: &dyn Table) -> bool {
+            self.inner.same_as(other)
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self.inner.as_any()
+        }
+        fn default_action(&self, seat: Seat) -> Option<Value> {
+            let real = self.inner.default_action(seat);
+            match self.bug {
+                Bug::DefaultForEveryone => real.or(Some(json!({"type": "turn_up"}))),
+                Bug::Template => real.and_then(|_| self.inner.legal_actions(seat).first().cloned()),
+                Bug::Refused => real.map(|body| {
+                    if body["type"] == "lay" {
+                        json!({"type": "turn_up"})
+                    } else {
+                        body
+                    }
+                }),
+                Bug::ConcederFirst => real,
+            }
+        }
+        fn concede(&self, seat: Seat) -> crate::game::Concession {
+            let mut conceded = self.inner.concede(seat);
+            if self.bug == Bug::ConcederFirst {
+                conceded.ranking.rotate_right(1);
+            }
+            conceded
+        }
+    }
+
+    struct PlantedEngine(Bug);
+
+    impl Engine for PlantedEngine {
+        fn describe(&self) -> crate::game::Description {
+            GIRL.describe()
+        }
+        fn cards(&self) -> Value {
+            GIRL.cards()
+        }
+        fn open(
+            &self,
+            players: &[Player],
+            options: &Value,
+        ) -> Result<Box<dyn Table>, crate::game::SetupError> {
+            Ok(Box::new(Planted {
+                inner: GIRL.open(players, options)?,
+                bug: self.0,
+            }))
+        }
+        fn redact(
+            &self,
+            event: &Recorded,
+            viewer: Viewer,
+        ) -> Result<Value, crate::engine::BadEvent> {
+            GIRL.redact(event, viewer)
+        }
+        fn statistics(&self, records: &[Value]) -> Option<Result<Value, String>> {
+            GIRL.statistics(records)
+        }
+        fn schemas(&self) -> crate::engine::GameSchemas {
+            GIRL.schemas()
+        }
+    }
+
+    static GIRL: crate::engine::EngineOf<crate::trio::GirlGame> = crate::engine::EngineOf::new();
+
+    #[test]
+    fn the_check_reports_a_default_out_of_turn_a_template_a_refused_default_and_a_bad_ranking() {
+        assert!(check_defaults(&GIRL, 3, &json!({}), 1, MAX_MOVES).is_ok());
+        for (bug, says) in [
+            (Bug::DefaultForEveryone, "not in to_act"),
+            (Bug::Template, "is a template"),
+            (Bug::Refused, "was refused"),
+            (Bug::ConcederFirst, "conceding gives"),
+        ] {
+            match check_defaults(&PlantedEngine(bug), 3, &json!({}), 1, MAX_MOVES) {
+                Ok(played) => panic!("{bug:?} was not caught: {played:?}"),
+                Err(broken) => assert!(broken.contains(says), "{bug:?}: {broken}"),
+            }
+        }
+    }
 }

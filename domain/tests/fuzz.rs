@@ -1455,6 +1455,16 @@ impl Game for Discard {
         over.then(|| json!({ "discarded": state.pile.len() }))
     }
 
+    fn default_action(state: &DiscardState, seat: Seat) -> Option<DiscardAction> {
+        let card = state.hands.get(seat.index())?.first()?;
+        Some(DiscardAction::Discard { card: card.clone() })
+    }
+
+    fn concede(state: &DiscardState, seat: Seat) -> parlour_domain::Concession {
+        let left = state.hands.iter().map(|h| -(h.len() as i64)).collect();
+        parlour_domain::Concession::by_points(seat, left, "cards still to discard, negated")
+    }
+
     fn check_invariants(state: &DiscardState) -> Result<(), String> {
         let mut all: Vec<&String> = state.hands.iter().flatten().chain(&state.pile).collect();
         all.sort();

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 use crate::chance::{Chance, Shuffled};
 use crate::game::{
-    Description, Game, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View, ViewOf,
-    Viewer,
+    Concession, Description, Game, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, View,
+    ViewOf, Viewer,
 };
 
 pub use cards::{BirdSet, Card};
@@ -830,6 +830,54 @@ fn truthful_answers(state: &State, asked: Seat, card: Card) -> impl Iterator<Ite
     .filter_map(|(ok, answer)| ok.then_some(answer))
 }
 
+/// How much a card would bring `hand` nearer a set: the cards of its set the hand would then
+/// hold (a bird), or 1.5 for an Owl (worth more than a bird of a set the hand holds none of,
+/// which only starts one, and less than one that pairs), doubled to stay whole.
+fn usefulness(hand: Hand, card: Card) -> u32 {
+    match card.set() {
+        Some(set) => 2 * ((hand.0 & set.mask()).count_ones() + 1),
+        None => 3,
+    }
+}
+
+/// The pick-up of a player whose time runs out: the exposed card that brings a set of hers
+/// nearest to complete (see [`usefulness`]), the earliest in catalogue order among equals.
+fn best_pick_up(state: &State, seat: Seat) -> Option<Card> {
+    let hand = state.hands[seat.index()];
+    state
+        .row
+        .iter()
+        .flatten()
+        .copied()
+        .max_by_key(|card| (usefulness(hand, *card), std::cmp::Reverse(*card)))
+}
+
+/// The ask of a player whose time runs out with nothing exposed to pick up: the first card
+/// she lacks of the set she holds most of (the earliest set among equals), from the other
+/// player holding the most cards (the nearest on her left among equals). Only her own hand
+/// and what the table sees go into it. `None` when she holds no bird.
+fn best_ask(state: &State, seat: Seat) -> Option<(Seat, Card)> {
+    let hand = state.hands[seat.index()];
+    let set = BirdSet::all()
+        .filter(|set| hand.holds_any_of(*set))
+        .max_by_key(|set| ((hand.0 & set.mask()).count_ones(), std::cmp::Reverse(*set)))?;
+    let card = set
+        .cards()
+        .find(|card| !hand.holds(*card) && !state.row_holds(*card))?;
+    let players = state.seats();
+    let mut others = Vec::with_capacity(players);
+    let mut next = seat.left(players);
+    while next != seat {
+        others.push(next);
+        next = next.left(players);
+    }
+    let asked = others
+        .into_iter()
+        .rev()
+        .max_by_key(|s| state.hands[s.index()].len())?;
+    Some((asked, card))
+}
+
 fn check_ask(state: &State, seat: Seat, asked: Seat, card: Card) -> Result<(), RuleError> {
     if asked == seat || asked.index() >= state.seats() {
         return Err(RuleError::NotAnotherPlayer);
@@ -1241,6 +1289,58 @@ impl Game for BritishBirds {
             }),
             text,
         })
+    }
+
+    fn default_action(state: &State, seat: Seat) -> Option<Action> {
+        match state.phase {
+            Phase::Turn { .. } => match best_pick_up(state, seat) {
+                Some(card) => Some(Action::PickUp { card }),
+                None => {
+                    best_ask(state, seat).map(|(asked, card)| Action::Ask { seat: asked, card })
+                }
+            },
+            // Rule 7: an Owl has no use but this one, so a player who is away keeps the card.
+            Phase::Asked { card, .. } => {
+                let hand = state.hands[seat.index()];
+                Some(match (hand.holds(card), hand.first_owl()) {
+                    (true, Some(_)) => Action::PlayOwl,
+                    (true, None) => Action::HandOver,
+                    (false, _) => Action::NotHeld,
+                })
+            }
+            Phase::Dealing | Phase::Over { .. } => None,
+        }
+    }
+
+    fn concede(state: &State, seat: Seat) -> Concession {
+        let players = state.seats();
+        let game: Vec<i64> = state.game_points()[..players]
+            .iter()
+            .map(|p| i64::from(*p))
+            .collect();
+        // Once over, the last game is among the finished ones already (as on the score-sheet).
+        let in_progress = !matches!(state.phase, Phase::Over { .. } | Phase::Dealing);
+        let concession = match state.play_to {
+            None => Concession::by_points(seat, game.clone(), "points for sets laid (5 a set)"),
+            Some(_) => {
+                let totals: Vec<i64> = state.totals()[..players]
+                    .iter()
+                    .zip(&game)
+                    .map(|(total, now)| i64::from(*total) + if in_progress { *now } else { 0 })
+                    .collect();
+                Concession::by_points(
+                    seat,
+                    totals,
+                    "the series' points so far, the game in progress included (5 a set)",
+                )
+            }
+        };
+        concession.with_figure("game", game).with_figure(
+            "sets",
+            Seat::all(players)
+                .map(|s| i64::try_from(state.sets_of(s).count()).unwrap_or(0))
+                .collect(),
+        )
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {

@@ -1179,3 +1179,191 @@ fn the_engine_is_in_the_catalogue() {
     let engine = crate::catalog::engine("british-birds").unwrap();
     assert_eq!(engine.describe().name, "British Birds");
 }
+
+// When a seat's time runs out (docs/rules/british-birds.md).
+
+/// The move the server makes for `seat` when its clock runs out, as JSON.
+fn default(state: &State, seat: u8) -> Option<Value> {
+    engine::default_action::<BritishBirds>(state, Seat(seat))
+        .map(|a| serde_json::to_value(a).unwrap())
+}
+
+/// A row of these cards, the rest of its places empty.
+fn row(cards: &[&'static str]) -> [Option<&'static str>; 7] {
+    let mut row = EMPTY_ROW;
+    for (slot, id) in row.iter_mut().zip(cards) {
+        *slot = Some(id);
+    }
+    row
+}
+
+/// Three players, nothing exposed and no pack: sets C to H are laid, A, B and the Owls are in
+/// the hands. Seat 0 holds two A cards and a B card (and `extra`); seat 1 five cards; seat 2
+/// five more, and `owl-4` too unless seat 0 has it.
+fn nothing_exposed(seat_0_owl: bool) -> State {
+    let mut seat_0 = vec!["a-1", "a-2", "b-1"];
+    let mut seat_2 = vec!["a-4", "b-3", "b-4", "b-5", "owl-2"];
+    if seat_0_owl {
+        seat_0.push("owl-4");
+    } else {
+        seat_2.push("owl-4");
+    }
+    arrange(
+        Options::default(),
+        &[&seat_0, &["a-3", "a-5", "b-2", "owl-1", "owl-3"], &seat_2],
+        &EMPTY_ROW,
+        &[],
+        &[("c", 1), ("d", 1), ("e", 2), ("f", 2), ("g", 1), ("h", 2)],
+    )
+}
+
+#[test]
+fn a_player_out_of_time_picks_up_the_exposed_card_that_brings_a_set_of_hers_nearest_to_complete() {
+    let state = arrange(
+        Options::default(),
+        &[&["a-1", "a-2", "a-3", "b-1"], &["c-2"]],
+        &row(&["b-2", "c-1", "owl-1", "a-4", "d-2", "e-1", "f-1"]),
+        &["d-1"],
+        &[],
+    );
+    assert_eq!(default(&state, 0), Some(pick_up("a-4")));
+    assert_eq!(default(&state, 1), None);
+    let state = after(&state, 0, default(&state, 0).unwrap());
+    assert_eq!(hand_of(&state, 0), ["a-1", "a-2", "a-3", "a-4", "b-1"]);
+}
+
+#[test]
+fn a_player_out_of_time_picks_up_an_owl_before_a_bird_of_a_set_she_holds_none_of() {
+    let state = arrange(
+        Options::default(),
+        &[&["a-1"], &["c-2"]],
+        &row(&["c-1", "owl-1", "d-1", "e-1", "f-1", "g-1", "h-1"]),
+        &["d-2"],
+        &[],
+    );
+    assert_eq!(default(&state, 0), Some(pick_up("owl-1")));
+    // With no Owl and nothing of her sets exposed: the earliest card in catalogue order.
+    let state = arrange(
+        Options::default(),
+        &[&["a-1"], &["c-2"]],
+        &row(&["d-1", "c-1", "e-1", "f-1", "g-1", "h-1", "h-2"]),
+        &["d-2"],
+        &[],
+    );
+    assert_eq!(default(&state, 0), Some(pick_up("c-1")));
+}
+
+#[test]
+fn with_nothing_exposed_a_player_out_of_time_asks_the_fullest_hand_for_a_card_of_her_best_set() {
+    // She holds two A cards and one B card; seat 2 holds six cards, seat 1 five. Where the
+    // card really is (seat 1 holds a-3) plays no part: she cannot see it.
+    let state = nothing_exposed(false);
+    assert_eq!(default(&state, 0), Some(ask(2, "a-3")));
+    let state = after(&state, 0, ask(2, "a-3"));
+    assert_eq!(default(&state, 2), Some(answer("not_held")));
+    let state = after(&state, 2, answer("not_held"));
+    assert_eq!(to_act(&state), [1]);
+}
+
+#[test]
+fn between_hands_as_full_as_each_other_the_ask_goes_to_the_nearest_on_her_left() {
+    let state = nothing_exposed(true);
+    assert_eq!(default(&state, 0), Some(ask(1, "a-3")));
+}
+
+#[test]
+fn a_player_out_of_time_who_is_asked_for_a_card_she_holds_plays_an_owl_if_she_has_one() {
+    let state = after(&nothing_exposed(true), 0, ask(1, "a-3"));
+    assert_eq!(to_act(&state), [1]);
+    assert_eq!(default(&state, 1), Some(answer("play_owl")));
+    assert_eq!(default(&state, 0), None);
+    let (state, events) = play(&state, 1, answer("play_owl"));
+    assert_eq!(types(&events), ["owl"]);
+    assert_eq!(hand_of(&state, 1), ["a-3", "a-5", "b-2", "owl-3"]);
+}
+
+#[test]
+fn a_player_out_of_time_who_is_asked_for_a_card_she_holds_without_an_owl_hands_it_over() {
+    let state = three_players();
+    let state = after(&state, 0, ask(1, "a-3"));
+    assert_eq!(default(&state, 1), Some(answer("hand_over")));
+}
+
+#[test]
+fn a_player_out_of_time_who_is_asked_for_a_card_she_has_not_got_says_so() {
+    let state = three_players();
+    let state = after(&state, 0, ask(1, "b-3"));
+    assert_eq!(default(&state, 1), Some(answer("not_held")));
+}
+
+#[test]
+fn default_moves_alone_end_a_game() {
+    let mut state = two_players();
+    let mut moves = 0;
+    while let Some(&seat) = BritishBirds::to_act(&state).first() {
+        let body = default(&state, seat.0).unwrap();
+        state = after(&state, seat.0, body);
+        moves += 1;
+        assert!(moves < 5_000, "no end");
+    }
+    assert!(BritishBirds::outcome(&state).is_some());
+    assert_eq!(default(&state, 0), None);
+}
+
+// Resigning and forfeiting (docs/rules/british-birds.md).
+
+#[test]
+fn a_resignation_ranks_the_others_by_points_for_sets_laid_equal_points_together_and_the_resigner_last(
+) {
+    let state = arrange(
+        Options::default(),
+        &[&["c-1"], &["c-2"], &["c-3"], &["f-1"]],
+        &FULL_ROW,
+        &["f-2"],
+        &[("d", 0), ("e", 0), ("a", 1), ("b", 2)],
+    );
+    let conceded = BritishBirds::concede(&state, Seat(0));
+    assert_eq!(
+        conceded.ranking,
+        vec![vec![Seat(1), Seat(2)], vec![Seat(3)], vec![Seat(0)]]
+    );
+    assert_eq!(conceded.points, vec![10, 5, 5, 0]);
+    assert_eq!(conceded.figures["sets"], vec![2, 1, 1, 0]);
+}
+
+#[test]
+fn in_a_series_a_resignation_ranks_by_the_series_points_the_game_in_progress_included() {
+    let mut state = arrange(
+        Options {
+            play_to: Some(50),
+            ..Options::default()
+        },
+        &[&["c-1"], &["c-2"], &["c-3"]],
+        &FULL_ROW,
+        &["f-2"],
+        &[("a", 1), ("b", 2)],
+    );
+    // One game finished before this one: 20, 5 and 25.
+    state.finished = vec![[20, 5, 25, 0]];
+    let conceded = BritishBirds::concede(&state, Seat(2));
+    assert_eq!(conceded.points, vec![20, 10, 30]);
+    assert_eq!(conceded.figures["game"], vec![0, 5, 5]);
+    assert_eq!(
+        conceded.ranking,
+        vec![vec![Seat(0)], vec![Seat(1)], vec![Seat(2)]]
+    );
+}
+
+#[test]
+fn at_a_table_of_two_the_other_player_wins_a_resignation_whatever_the_score() {
+    let state = arrange(
+        Options::default(),
+        &[&["c-1"], &["c-2"]],
+        &FULL_ROW,
+        &["f-2"],
+        &[("a", 0), ("b", 0)],
+    );
+    let conceded = BritishBirds::concede(&state, Seat(0));
+    assert_eq!(conceded.ranking, vec![vec![Seat(1)], vec![Seat(0)]]);
+    assert_eq!(conceded.points, vec![10, 0]);
+}

@@ -18,8 +18,8 @@ use serde_json::{json, Value};
 
 use crate::chance::{Chance, Shuffled};
 use crate::game::{
-    Choose, Description, Game, Refusal, RefusalKind, Scoresheet, Seat, Setup, SetupError, ViewOf,
-    Viewer,
+    ranking_by, Choose, Concession, Description, Game, Refusal, RefusalKind, Scoresheet, Seat,
+    Setup, SetupError, ViewOf, Viewer,
 };
 
 pub mod cricsheet;
@@ -1826,6 +1826,100 @@ impl Game for Googly {
 
     fn statistics(records: &[Value]) -> Option<Result<Value, String>> {
         Some(stats::aggregate_json(records))
+    }
+
+    fn default_action(state: &State, seat: Seat) -> Option<Action> {
+        match state.due() {
+            // Turning a card has no choice in it: the scorer turns this seat's cards until its
+            // next real decision, as `play_on` says (the batting captain, who is only asked
+            // because he may declare, lets play go on too).
+            Due::Ball | Due::Appeal => Some(Action::PlayOn),
+            Due::Finished | Due::Toss | Due::Shuffle(_) => None,
+            // Every other decision: the match's own default, as `accept_defaults` takes it,
+            // written out as the decision itself (one at a time).
+            Due::ExtraTime(_)
+            | Due::Elect(_)
+            | Due::Setup { .. }
+            | Due::FollowOn(_)
+            | Due::Bowler(_) => match state.defaults(seat, true, true).into_iter().next()? {
+                Event::Elected { to, .. } => Some(Action::Elect { to }),
+                Event::BattingOrder { order, .. } => Some(Action::BattingOrder { order }),
+                Event::OpeningBowlers { first, second, .. } => Some(Action::OpeningBowlers {
+                    bowlers: vec![first, second],
+                }),
+                Event::FollowOn { enforced } => Some(Action::FollowOn { enforce: enforced }),
+                Event::ExtraTime { claimed, .. } => Some(Action::ExtraTime { claim: claimed }),
+                Event::Bowler { name } => Some(Action::Bowler { name }),
+                _ => None,
+            },
+        }
+    }
+
+    fn concede(state: &State, seat: Seat) -> Concession {
+        let game = &state.game;
+        let plays = |s: Seat, side: u8| game.team(side).seats.contains(&s);
+        let sides: Vec<u8> = (0..2u8).filter(|&side| plays(seat, side)).collect();
+        // A seat playing one side concedes the match for it; a seat playing both (patience)
+        // or neither (the scorer, a watcher) leaves no side to win.
+        let winner = match sides.as_slice() {
+            [side] => Some(1 - side),
+            _ => None,
+        };
+        let side_points = match winner {
+            Some(side) => points::points_for(
+                state,
+                MatchResult::Won {
+                    side,
+                    // Not recorded anywhere: the points law does not look at the margin.
+                    margin: Margin::Runs(0),
+                },
+            ),
+            None => [0, 0],
+        };
+        let points: Vec<i64> = Seat::all(game.seats)
+            .map(|s| {
+                (0..2u8)
+                    .filter(|&side| plays(s, side))
+                    .map(|side| i64::from(side_points[usize::from(side)]))
+                    .sum()
+            })
+            .collect();
+        // The winning side first, then the seats that play neither side, then the conceding
+        // seat's own side, then the seat itself.
+        let ranking = ranking_by(seat, game.seats, |s| match winner {
+            Some(w) if plays(s, w) => 2,
+            Some(w) if plays(s, 1 - w) => 0,
+            _ => 1,
+        });
+        let wickets = |side: u8| -> i64 {
+            state
+                .innings()
+                .iter()
+                .filter(|i| i.batting == side)
+                .map(|i| i64::from(i.wickets))
+                .sum()
+        };
+        Concession {
+            seat,
+            ranking,
+            points,
+            measure: match winner {
+                Some(_) => "championship points with the match conceded: 12 for the win, and \
+                            the side conceding keeps 4 for a first-innings lead or 2 for a tie \
+                            on it"
+                    .to_string(),
+                None => "no side concedes the match, so no championship points".to_string(),
+            },
+            higher_is_better: true,
+            figures: [
+                (
+                    "side_runs".to_string(),
+                    vec![i64::from(state.aggregate(0)), i64::from(state.aggregate(1))],
+                ),
+                ("side_wickets".to_string(), vec![wickets(0), wickets(1)]),
+            ]
+            .into(),
+        }
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {

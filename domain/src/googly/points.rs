@@ -29,9 +29,15 @@ pub fn first_innings(state: &State) -> Option<[u16; 2]> {
 /// tie, 4 for a first-innings lead in a match lost or drawn, and 2 each for a tie on the
 /// first innings in a match drawn or lost. Nothing while the match is in progress.
 pub fn championship_points(state: &State) -> [u16; 2] {
-    let Some(result) = state.result() else {
-        return [0, 0];
-    };
+    match state.result() {
+        Some(result) => points_for(state, result),
+        None => [0, 0],
+    }
+}
+
+/// County Championship points for each side were the match to end now with `result` (a
+/// conceded match is won by the other side: see `docs/rules/googly.md`).
+pub fn points_for(state: &State, result: MatchResult) -> [u16; 2] {
     let first = first_innings(state);
     let first_innings_points = |side: usize| match first {
         Some(t) if t[side] > t[1 - side] => FIRST_INNINGS_LEAD_POINTS,

@@ -1486,3 +1486,254 @@ fn print_a_scorecard() {
         serde_json::to_string(&Googly::export(&state, "cricsheet").unwrap()["info"]).unwrap()
     );
 }
+
+// --- When a seat's time runs out (docs/rules/googly.md) ---------------------------------------
+
+/// The move the server makes for `seat` when its clock runs out, as JSON.
+fn default(t: &T, seat: u8) -> Option<Value> {
+    engine::default_action::<Googly>(&t.s, Seat(seat)).map(|a| serde_json::to_value(a).unwrap())
+}
+
+/// Plays `seat`'s default move, which must exist and be accepted.
+fn play_default(t: &mut T, seat: u8) -> Vec<Event> {
+    let body = default(t, seat).unwrap_or_else(|| panic!("seat {seat} has no default"));
+    t.as_(seat, serde_json::from_value(body).unwrap())
+}
+
+fn names(t: &T, side: u8, players: &[usize]) -> Vec<String> {
+    let team = t.s.game().team(side);
+    players.iter().map(|&p| team.players[p].clone()).collect()
+}
+
+#[test]
+fn a_toss_winner_out_of_time_elects_to_bat() {
+    let mut t = T::new(2, None);
+    t.ev(Event::Toss {
+        toss: Shuffled {
+            stream: 0,
+            order: vec![1, 0],
+        },
+    });
+    t.deal_bat(&[""]);
+    t.deal_bowl(&[""]);
+    assert_eq!(
+        default(&t, 1),
+        Some(serde_json::json!({"type": "elect", "to": "bat"}))
+    );
+    assert_eq!(default(&t, 0), None);
+    play_default(&mut t, 1);
+    assert_eq!(t.s.innings()[0].batting, 1);
+}
+
+#[test]
+fn captains_out_of_time_before_an_innings_give_the_default_order_and_openers_each_for_himself() {
+    let mut t = T::new(2, None);
+    t.ev(Event::Toss {
+        toss: Shuffled {
+            stream: 0,
+            order: vec![0, 1],
+        },
+    });
+    t.deal_bat(&[""]);
+    t.deal_bowl(&[""]);
+    t.as_(0, Action::Elect { to: Choice::Bat });
+    assert_eq!(Googly::to_act(&t.s), vec![Seat(0), Seat(1)]);
+    let order: Vec<usize> = (0..ELEVEN).collect();
+    assert_eq!(
+        default(&t, 0),
+        Some(serde_json::json!({"type": "batting_order", "order": names(&t, 0, &order)}))
+    );
+    assert_eq!(
+        default(&t, 1),
+        Some(serde_json::json!({"type": "opening_bowlers", "bowlers": names(&t, 1, &[10, 9])}))
+    );
+    play_default(&mut t, 1);
+    assert_eq!(Googly::to_act(&t.s), vec![Seat(0)]);
+    play_default(&mut t, 0);
+    assert_eq!(t.s.due(), Due::Ball);
+}
+
+#[test]
+fn in_patience_the_one_seat_out_of_time_gives_the_order_then_the_openers() {
+    let mut t = T::new(1, None);
+    t.ev(Event::Toss {
+        toss: Shuffled {
+            stream: 0,
+            order: vec![0, 1],
+        },
+    });
+    t.deal_bat(&[""]);
+    t.deal_bowl(&[""]);
+    play_default(&mut t, 0);
+    assert_eq!(default(&t, 0).unwrap()["type"], "batting_order");
+    play_default(&mut t, 0);
+    assert_eq!(default(&t, 0).unwrap()["type"], "opening_bowlers");
+    play_default(&mut t, 0);
+    assert_eq!(t.s.due(), Due::Ball);
+}
+
+#[test]
+fn a_fielding_captain_out_of_time_between_overs_names_the_bowler_of_the_over_before_last() {
+    let mut t = T::scripted(2, None, &[EVENS], &[""]);
+    for _ in 0..12 {
+        t.act(Action::Play);
+    }
+    assert_eq!(t.s.due(), Due::Bowler(1));
+    assert_eq!(
+        default(&t, 1),
+        Some(serde_json::json!({"type": "bowler", "name": "Players 11"}))
+    );
+    play_default(&mut t, 1);
+    assert_eq!(t.s.bowler, Some(10));
+}
+
+#[test]
+fn a_striker_out_of_time_plays_on_until_his_batsman_is_out() {
+    let mut t = T::scripted(1, None, &["2 2 1 H 4 H"], &["no c"]);
+    assert_eq!(default(&t, 0), Some(serde_json::json!({"type": "play_on"})));
+    let events = play_default(&mut t, 0);
+    assert!(matches!(events[0], Event::PlayingOn { seat: Seat(0) }));
+    assert_eq!(t.s.current().wickets, 1);
+    assert!(!t.s.plays_on(Seat(0)));
+}
+
+#[test]
+fn in_the_team_game_the_batting_captain_out_of_time_while_another_seat_is_on_strike_plays_on_too() {
+    // A single puts seat 2's batsman on strike: the match waits for seat 2's card, and for
+    // the captain (seat 0), who may declare.
+    let mut t = T::scripted(4, None, &["1 2 2", "2 2 2"], &[""]);
+    t.act(Action::Play);
+    assert_eq!(Googly::to_act(&t.s), vec![Seat(0), Seat(2)]);
+    for seat in [0, 2] {
+        assert_eq!(
+            default(&t, seat),
+            Some(serde_json::json!({"type": "play_on"}))
+        );
+    }
+    let events = play_default(&mut t, 0);
+    assert_eq!(events, vec![Event::PlayingOn { seat: Seat(0) }]);
+    assert!(!t.s.innings()[0].declared);
+    let balls = t.s.deliveries().len();
+    play_default(&mut t, 2);
+    assert!(t.s.deliveries().len() > balls);
+}
+
+#[test]
+fn a_bowler_out_of_time_after_a_hows_that_plays_on_and_turns_his_card() {
+    let mut t = T::scripted(2, None, &["H 2"], &["no"]);
+    t.act(Action::Play);
+    assert_eq!(t.s.due(), Due::Appeal);
+    assert_eq!(default(&t, 1), Some(serde_json::json!({"type": "play_on"})));
+    assert_eq!(default(&t, 0), None);
+    let events = play_default(&mut t, 1);
+    assert!(events.iter().any(|e| matches!(e, Event::Verdict { .. })));
+}
+
+#[test]
+fn a_captain_out_of_time_with_a_lead_of_150_enforces_the_follow_on() {
+    let mut t = T::scripted(2, None, &[EVENS], &[""]);
+    while t.s.current().runs < 168 {
+        t.step_evens();
+    }
+    t.defaults();
+    t.act(Action::Declare);
+    innings_of(&mut t, "6 6 6");
+    assert_eq!(t.s.due(), Due::FollowOn(0));
+    assert_eq!(
+        default(&t, 0),
+        Some(serde_json::json!({"type": "follow_on", "enforce": true}))
+    );
+    play_default(&mut t, 0);
+    assert_eq!(t.s.follow_on(), Some(true));
+}
+
+#[test]
+fn captains_out_of_time_at_the_end_of_51_overs_do_not_claim_extra_time() {
+    let mut t = to_fifty_one_overs();
+    for seat in [0, 1] {
+        assert_eq!(
+            default(&t, seat),
+            Some(serde_json::json!({"type": "extra_time", "claim": false}))
+        );
+    }
+    play_default(&mut t, 1);
+    play_default(&mut t, 0);
+    assert_eq!(t.s.result(), Some(MatchResult::Draw));
+    assert!(Seat::all(2).all(|s| default(&t, s.0).is_none()));
+}
+
+#[test]
+fn default_moves_alone_play_a_team_match_to_its_end_and_the_scorer_never_has_one() {
+    for (players, variant) in [(4, None), (3, None)] {
+        let mut t = T::new(players, variant);
+        for e in Googly::start(&t.s, &mut Chance::new(Seed([5; 32]), 1)) {
+            t.ev(e);
+        }
+        let mut moves = 0;
+        while let Some(&seat) = Googly::to_act(&t.s).last() {
+            if players == 3 {
+                assert_eq!(default(&t, 2), None);
+            }
+            play_default(&mut t, seat.0);
+            moves += 1;
+            assert!(moves < 2_000, "no end");
+        }
+        assert!(t.s.result().is_some());
+    }
+}
+
+// --- Resigning and forfeiting (docs/rules/googly.md) ------------------------------------------
+
+#[test]
+fn at_a_table_of_two_a_captain_who_resigns_concedes_the_match_to_the_other() {
+    let t = T::scripted(2, None, &[""], &[""]);
+    let conceded = Googly::concede(&t.s, Seat(0));
+    assert_eq!(conceded.ranking, vec![vec![Seat(1)], vec![Seat(0)]]);
+    assert_eq!(conceded.points, vec![0, 12]);
+}
+
+#[test]
+fn a_side_that_concedes_keeps_its_points_for_a_first_innings_lead() {
+    let mut t = T::scripted(2, None, &[""], &[""]);
+    innings_of(&mut t, "6");
+    innings_of(&mut t, "4 4");
+    // Players led on the first innings, 8 to 6, and then concede.
+    let conceded = Googly::concede(&t.s, Seat(1));
+    assert_eq!(conceded.ranking, vec![vec![Seat(0)], vec![Seat(1)]]);
+    assert_eq!(conceded.points, vec![12, 4]);
+    assert_eq!(conceded.figures["side_runs"], vec![6, 8]);
+    assert_eq!(conceded.figures["side_wickets"], vec![0, 0]);
+}
+
+#[test]
+fn in_the_team_game_a_resignation_concedes_for_the_side_the_winners_share_first_place_and_the_resigner_is_last(
+) {
+    let t = T::scripted(4, None, &[""], &[""]);
+    let conceded = Googly::concede(&t.s, Seat(2));
+    assert_eq!(
+        conceded.ranking,
+        vec![vec![Seat(1), Seat(3)], vec![Seat(0)], vec![Seat(2)]]
+    );
+    assert_eq!(conceded.points, vec![0, 12, 0, 12]);
+}
+
+#[test]
+fn the_scorer_ranks_between_the_sides_and_a_resignation_in_patience_leaves_no_winner() {
+    let t = T::scripted(3, None, &[""], &[""]);
+    assert_eq!(
+        Googly::concede(&t.s, Seat(0)).ranking,
+        vec![vec![Seat(1)], vec![Seat(2)], vec![Seat(0)]]
+    );
+    // The scorer leaving decides nothing: the players share first place.
+    assert_eq!(
+        Googly::concede(&t.s, Seat(2)).ranking,
+        vec![vec![Seat(0), Seat(1)], vec![Seat(2)]]
+    );
+    let t = T::scripted(3, Some(Variant::Patience), &[""], &[""]);
+    let conceded = Googly::concede(&t.s, Seat(0));
+    assert_eq!(
+        conceded.ranking,
+        vec![vec![Seat(1), Seat(2)], vec![Seat(0)]]
+    );
+    assert_eq!(conceded.points, vec![0, 0, 0]);
+}

@@ -15,7 +15,8 @@ use serde_json::{json, Map, Value};
 
 use crate::chance::{Chance, Shuffled};
 use crate::game::{
-    Choose, Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View, ViewOf, Viewer,
+    Choose, Concession, Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View,
+    ViewOf, Viewer,
 };
 use deck::{Reign, CARDS, PACK_SIZE, REIGNS};
 
@@ -635,6 +636,98 @@ impl State {
     }
 }
 
+impl State {
+    /// The other player with cards whom a player whose time runs out asks for `local`: while
+    /// the hands are hidden, the one holding the most cards (likeliest to hold it), the nearest
+    /// on the asker's left among equals; once they are face up, the one who holds it, if any.
+    fn default_target(&self, asker: u8, local: u8) -> Option<u8> {
+        let n = self.players;
+        let others = (1..n)
+            .map(|k| (asker + k) % n)
+            .filter(|s| self.hand(*s) != 0);
+        if self.exposed() {
+            if let Some(holder) = others.clone().find(|s| self.hand(*s) & bit(local) != 0) {
+                return Some(holder);
+            }
+        }
+        others.fold(None, |best: Option<u8>, s| match best {
+            Some(b) if self.hand(b).count_ones() >= self.hand(s).count_ones() => Some(b),
+            _ => Some(s),
+        })
+    }
+
+    /// The move of a player whose time runs out: an ask that cannot cost her a card. She claims
+    /// a Crown only honestly (showing two cards of its set, so the worst answer is a refusal),
+    /// else asks for a card she may ask for; either way for the set nearest completion in her
+    /// hand (fewest of its cards missing; a Crown claim before a card, then pack order). A
+    /// refusal ends her turn with the draw from the pool, as every refusal does. She passes
+    /// only when she may ask nothing of anyone. Only her own hand and what the table sees go
+    /// into it (every hand, once they are face up).
+    fn default_move(&self, asker: u8) -> Action {
+        let pack = self.pack();
+        let own = self.hand(asker);
+        let askable = self.askable(asker);
+        if !self.can_ask(asker) {
+            return Action::Pass;
+        }
+        // (cards of the set missing from her hand, a card rather than a Crown, the card)
+        let mut best: Option<((u32, bool, u8), Action)> = None;
+        let mut consider = |key: (u32, bool, u8), action: Action| {
+            let better = match &best {
+                Some((k, _)) => key < *k,
+                None => true,
+            };
+            if better {
+                best = Some((key, action));
+            }
+        };
+        for reign in pack.reigns {
+            let set = pack.set(reign);
+            let missing = u32::from(reign.len) - (own & set).count_ones();
+            let crown = pack.crown(reign);
+            let shown: Vec<u8> = bits(own & set).take(2).collect();
+            if askable.crowns & crown != 0 && shown.len() == 2 {
+                let local = reign.first - pack.base;
+                if let Some(target) = self.default_target(asker, local) {
+                    consider(
+                        (missing, false, local),
+                        Action::Ask {
+                            seat: Seat(target),
+                            card: pack.card(local),
+                            show: Some(shown.iter().map(|l| pack.card(*l)).collect()),
+                        },
+                    );
+                }
+            }
+            for local in bits(askable.cards & set) {
+                if let Some(target) = self.default_target(asker, local) {
+                    consider(
+                        (missing, true, local),
+                        Action::Ask {
+                            seat: Seat(target),
+                            card: pack.card(local),
+                            show: None,
+                        },
+                    );
+                }
+            }
+        }
+        match best {
+            Some((_, action)) => action,
+            // Every table with an ask open has an honest one (see the rules document); should
+            // one ever have only a bluff, the first Crown with the first two cards of the hand.
+            None => {
+                let crown = bits(askable.crowns).next().unwrap_or(0);
+                Action::Ask {
+                    seat: Seat(self.default_target(asker, crown).unwrap_or(asker)),
+                    card: pack.card(crown),
+                    show: Some(pack.cards(own).into_iter().take(2).collect()),
+                }
+            }
+        }
+    }
+}
+
 impl HistoryOfEngland {
     fn check_ask(
         state: &State,
@@ -1171,6 +1264,34 @@ impl Game for HistoryOfEngland {
             completed_sets: sets,
             winners,
         })
+    }
+
+    fn default_action(state: &State, seat: Seat) -> Option<Action> {
+        match state.stage {
+            Stage::Dealing | Stage::Over => None,
+            Stage::Pool | Stage::FinishingRound | Stage::OpenRounds => {
+                Some(state.default_move(seat.0))
+            }
+        }
+    }
+
+    fn concede(state: &State, seat: Seat) -> Concession {
+        let points = (0..state.players)
+            .map(|s| i64::from(state.completed(s).1))
+            .collect();
+        let sets = (0..state.players)
+            .map(|s| i64::try_from(state.completed(s).0.len()).unwrap_or(0))
+            .collect();
+        let cards = (0..state.players)
+            .map(|s| i64::from(state.hand(s).count_ones()))
+            .collect();
+        Concession::by_points(
+            seat,
+            points,
+            "cards in completed sets held (a point a card)",
+        )
+        .with_figure("completed_sets", sets)
+        .with_figure("cards", cards)
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {

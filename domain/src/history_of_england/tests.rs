@@ -1096,3 +1096,219 @@ fn without_a_completed_set_nobody_wins() {
         panic!("a set was completed by the draws: {result}");
     }
 }
+
+// ---- When a seat's time runs out (docs/rules/history-of-england.md) ----
+
+/// The move the server makes for `seat` when its clock runs out, as JSON.
+fn default(state: &State, seat: u8) -> Option<Value> {
+    engine::default_action::<HistoryOfEngland>(state, Seat(seat))
+        .map(|a| serde_json::to_value(a).expect("json"))
+}
+
+/// Plays `seat`'s default move, which must exist and be accepted.
+fn play_default(state: &State, seat: u8) -> (State, Vec<Event>) {
+    let action = default(state, seat).unwrap_or_else(|| panic!("seat {seat} has no default"));
+    play(state, seat, action).expect("the default is accepted")
+}
+
+#[test]
+fn a_player_out_of_time_claims_a_crown_only_honestly_and_a_refusal_ends_her_turn_with_the_draw() {
+    // Two of John's set, and his Crown is with seat 2: seat 1 (as full a hand, and nearest on
+    // her left) is asked, refuses, and she draws.
+    let state = table(
+        &[&["the-interdict", "magna-carta"], &[], &["crown-john"]],
+        &["battle-of-towton"],
+    );
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "ask", "seat": 1, "card": card("crown-john"),
+                    "show": [card("the-interdict"), card("magna-carta")]}))
+    );
+    assert_eq!((default(&state, 1), default(&state, 2)), (None, None));
+    let (state, events) = play_default(&state, 0);
+    assert_eq!(answer(&events), Answer::Refused);
+    assert!(events.contains(&Event::Drew {
+        seat: Seat(0),
+        card: card("battle-of-towton")
+    }));
+    assert_eq!(state.turn, 1);
+}
+
+#[test]
+fn a_player_out_of_time_asks_for_the_set_nearest_completion_in_her_hand() {
+    // Richard I's set lacks two cards under her Crown; John's lacks three behind a claim.
+    let state = table(
+        &[
+            &[
+                "crown-richard-i",
+                "third-crusade",
+                "the-interdict",
+                "magna-carta",
+            ],
+            &["captivity-and-kings-ransom"],
+            &[],
+        ],
+        &[],
+    );
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "ask", "seat": 1, "card": card("captivity-and-kings-ransom")}))
+    );
+}
+
+#[test]
+fn a_crown_claim_comes_before_a_card_for_a_set_as_near_completion() {
+    // Richard I's set and Henry I's each lack two: the claim for Henry I's Crown comes first.
+    let state = table(
+        &[
+            &[
+                "crown-richard-i",
+                "third-crusade",
+                "charter-of-liberties",
+                "battle-of-tinchebrai",
+            ],
+            &[],
+            &[],
+        ],
+        &[],
+    );
+    let action = default(&state, 0).expect("a default");
+    assert_eq!(action["card"], json!(card("crown-henry-i")));
+    assert_eq!(
+        action["show"],
+        json!([card("charter-of-liberties"), card("battle-of-tinchebrai")])
+    );
+}
+
+#[test]
+fn after_a_success_a_player_out_of_time_asks_the_fullest_hand_not_the_one_that_holds_the_card() {
+    let state = table(
+        &[
+            &["crown-richard-i", "third-crusade"],
+            &["captivity-and-kings-ransom", "siege-of-chalus"],
+            &[],
+        ],
+        &["battle-of-towton"],
+    );
+    let (state, events) = play_default(&state, 0);
+    assert_eq!(answer(&events), Answer::Given);
+    // Seat 1 now holds six cards and seat 2 seven: seat 2 is asked for the Siege of Chalus,
+    // which seat 1 holds; she cannot see that, so she is refused and draws.
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "ask", "seat": 2, "card": card("siege-of-chalus")}))
+    );
+    let (state, events) = play_default(&state, 0);
+    assert_eq!(answer(&events), Answer::Refused);
+    assert_eq!(state.turn, 1);
+}
+
+#[test]
+fn with_neither_a_crown_nor_a_pair_a_player_out_of_time_asks_for_a_card_and_never_bluffs() {
+    // One card each of seven sets: the smallest, William II's and Stephen's, lack two; William
+    // II's comes first in the pack.
+    let state = table(
+        &[
+            &[
+                "battle-of-hastings",
+                "westminster-hall-built",
+                "charter-of-liberties",
+                "the-anarchy-empress-matilda",
+                "constitutions-of-clarendon",
+                "third-crusade",
+                "loss-of-normandy",
+            ],
+            &[],
+            &[],
+        ],
+        &[],
+    );
+    assert!(state.askable(0).neither && state.askable(0).crowns != 0);
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "ask", "seat": 1, "card": card("death-in-the-new-forest")}))
+    );
+}
+
+#[test]
+fn a_player_out_of_time_with_nobody_to_ask_passes() {
+    let mut state = table(&[&[], &[], &[]], &[]);
+    state.hands[0] |= state.hands[1] | state.hands[2];
+    state.hands[1] = 0;
+    state.hands[2] = 0;
+    assert_eq!(default(&state, 0), Some(json!({"type": "pass"})));
+    let (state, _) = play_default(&state, 0);
+    assert_eq!(state.turn, 1);
+}
+
+#[test]
+fn once_the_hands_are_face_up_a_player_out_of_time_asks_for_cards_she_sees_until_she_can_ask_no_more(
+) {
+    let mut state = table(
+        &[&["crown-richard-i", "third-crusade"], &["magna-carta"], &[]],
+        &[],
+    );
+    while !(state.exposed() && state.turn == 0) {
+        state = refused_turn(&state).0;
+    }
+    let mut given = 0;
+    while state.turn == 0 && !matches!(state.stage, Stage::Over) {
+        let (next, events) = play_default(&state, 0);
+        match events.first() {
+            Some(Event::Asked { answer, .. }) => {
+                assert_eq!(*answer, Answer::Given, "she asked for a card nobody showed");
+                given += 1;
+            }
+            _ => assert!(!state.can_ask(0), "she passed with an ask open"),
+        }
+        state = next;
+    }
+    assert!(given > 0);
+}
+
+#[test]
+fn nobody_has_a_default_once_the_game_is_over() {
+    let (state, _, _) = play_out_by_refusals(table(&[&[], &[], &[]], &[]));
+    assert!((0..3).all(|s| default(&state, s).is_none()));
+}
+
+// ---- Resigning and forfeiting (docs/rules/history-of-england.md) ----
+
+#[test]
+fn a_resignation_ranks_the_others_by_cards_in_completed_sets_equal_holdings_together_and_the_resigner_last(
+) {
+    let state = table(
+        &[
+            &[
+                "crown-william-ii",
+                "westminster-hall-built",
+                "death-in-the-new-forest",
+                "crown-stephen",
+                "the-anarchy-empress-matilda",
+                "treaty-of-wallingford",
+            ],
+            &[
+                "crown-henry-i",
+                "charter-of-liberties",
+                "battle-of-tinchebrai",
+                "wreck-of-the-white-ship",
+            ],
+            &[
+                "crown-richard-i",
+                "third-crusade",
+                "captivity-and-kings-ransom",
+                "siege-of-chalus",
+            ],
+            &[],
+        ],
+        &[],
+    );
+    let conceded = HistoryOfEngland::concede(&state, Seat(0));
+    assert_eq!(
+        conceded.ranking,
+        vec![vec![Seat(1), Seat(2)], vec![Seat(3)], vec![Seat(0)]]
+    );
+    assert_eq!(conceded.points, vec![6, 4, 4, 0]);
+    assert_eq!(conceded.figures["completed_sets"], vec![2, 1, 1, 0]);
+    assert_eq!(conceded.figures["cards"], vec![7, 7, 7, 7]);
+}

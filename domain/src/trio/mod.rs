@@ -26,7 +26,8 @@ pub use cards::{Car, Card, CardSet, Girl, Kind, Theme, HEROINE_CARDS, PACK};
 
 use crate::chance::{Chance, Shuffled};
 use crate::game::{
-    Choose, Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View, ViewOf, Viewer,
+    Choose, Concession, Description, Game, Refusal, RefusalKind, Seat, Setup, SetupError, View,
+    ViewOf, Viewer,
 };
 
 /// Cards dealt to each player.
@@ -632,6 +633,45 @@ pub fn judge(trick: &Trick, players: usize) -> TrickResult {
     }
 }
 
+/// The lay a player makes when her time runs out: the cards of `hand` scoring least for
+/// `heroine`, as many as she must lay ("she will choose 3 cards, if possible, which do not
+/// show that Heroine — and she would not then choose a GIRL card, as she would lose it").
+/// Equal scores go in pack order. See `docs/rules/trio.md`, "When a seat's time runs out".
+fn cheapest_lay(hand: CardSet, heroine: u8) -> CardSet {
+    let mut cards: Vec<u8> = hand.iter().collect();
+    cards.sort_by_key(|card| (points(*card, heroine), *card));
+    cards.into_iter().take(hand.len().min(LAY)).collect()
+}
+
+/// How much of `hand` a trick for `heroine` puts within a winner's reach, as a sort key: the
+/// points of the cheapest lay she could make, then how many cards she holds that a winner
+/// would take or set aside (jokers, TRIO cards showing her, her twin).
+fn exposure(hand: CardSet, heroine_card: u8) -> (u8, usize) {
+    let heroine = heroine_of(heroine_card).unwrap_or(0);
+    let lay: u8 = cheapest_lay(hand, heroine)
+        .iter()
+        .map(|card| points(card, heroine))
+        .sum();
+    let at_risk = hand
+        .iter()
+        .filter(|card| is_won_for(*card, heroine) || *card == twin(heroine_card))
+        .count();
+    (lay, at_risk)
+}
+
+/// The HEROINE a player lays from her hand when her time runs out (once the centre pack is
+/// used up): the one whose trick puts least of the rest of her hand at risk, in keeping with
+/// the cheapest lay she then makes; equal ones in pack order. `None` when she holds none.
+fn safest_heroine(hand: CardSet) -> Option<u8> {
+    hand.intersection(CardSet::HEROINES)
+        .iter()
+        .min_by_key(|card| {
+            let mut rest = hand;
+            rest.remove(*card);
+            (exposure(rest, *card), *card)
+        })
+}
+
 fn cards_of<T: Theme>(set: CardSet) -> Vec<Card<T>> {
     set.cards::<T>().collect()
 }
@@ -1097,6 +1137,46 @@ impl<T: Theme> Game for Trio<T> {
             winners: state.winners(),
             left_in_pack: state.centre_pack().len(),
         })
+    }
+
+    fn default_action(state: &State<T>, seat: Seat) -> Option<Action<T>> {
+        match state.phase {
+            Phase::TurnUp(_) => Some(Action::TurnUp),
+            Phase::HeroineFromHand(_) => Some(match safest_heroine(state.hand(seat)) {
+                Some(card) => Action::Expose {
+                    card: Card::at(card),
+                },
+                None => Action::Pass,
+            }),
+            Phase::Trick => {
+                let heroine = heroine_of(state.trick?.heroine)?;
+                Some(Action::Lay {
+                    cards: cheapest_lay(state.hand(seat), heroine).cards().collect(),
+                })
+            }
+            Phase::Deal | Phase::Over => None,
+        }
+    }
+
+    // Card counts are at most the PACK cards, so they fit an i64 exactly.
+    #[allow(clippy::cast_possible_wrap)]
+    fn concede(state: &State<T>, seat: Seat) -> Concession {
+        let players = state.players();
+        // A lay face down for the trick in play is still hers: it goes back to her hand
+        // unless the trick is won, and nobody has won it yet.
+        let in_hand: Vec<i64> = Seat::all(players)
+            .map(|s| {
+                let laid = state.trick.map_or(0, |t| t.lays[s.index()].len());
+                (state.hand(s).len() + laid) as i64
+            })
+            .collect();
+        let won: Vec<i64> = Seat::all(players)
+            .map(|s| state.won(s).len() as i64)
+            .collect();
+        let points = won.iter().zip(&in_hand).map(|(w, h)| w - h).collect();
+        Concession::by_points(seat, points, "cards won less cards in hand")
+            .with_figure("won", won)
+            .with_figure("in_hand", in_hand)
     }
 
     fn check_invariants(state: &State<T>) -> Result<(), String> {

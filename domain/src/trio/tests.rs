@@ -973,3 +973,197 @@ fn the_state_is_a_small_plain_copy() {
         std::mem::size_of::<State<Girl>>()
     );
 }
+
+// ---- When a seat's time runs out (docs/rules/trio.md) ----
+
+/// The move the server makes for `seat` when its clock runs out, as JSON.
+fn default(state: &State<Girl>, seat: u8) -> Option<Value> {
+    engine::default_action::<G>(state, Seat(seat)).map(|a| serde_json::to_value(a).unwrap())
+}
+
+/// Plays `seat`'s default move (which must exist and be accepted).
+fn play_default(state: &State<Girl>, seat: u8) -> (State<Girl>, Vec<Value>) {
+    match default(state, seat) {
+        Some(action) => ok(state, seat, action),
+        None => panic!("seat {seat} has no default"),
+    }
+}
+
+/// A trick for Wendy turned up by seat 0, with these hands.
+fn trick_for_wendy(hands: &[&[&str]]) -> State<Girl> {
+    let (state, _) = turn_up(&table(0, hands, &["wendy-1", "trio-30"]), 0);
+    assert_eq!(state.phase(), Phase::Trick);
+    state
+}
+
+#[test]
+fn a_player_out_of_time_to_turn_up_turns_up_the_top_card() {
+    let state = table(1, &[&["trio-07"], &["trio-09"]], &["trio-01", "wendy-1"]);
+    assert_eq!(default(&state, 1), Some(json!({"type": "turn_up"})));
+    assert_eq!(default(&state, 0), None);
+    let (state, _) = play_default(&state, 1);
+    assert_eq!(ids(state.hand(Seat(1))), sorted(&["trio-01", "trio-09"]));
+}
+
+#[test]
+fn a_player_out_of_time_in_a_trick_lays_the_three_cards_scoring_least_for_the_exposed_heroine() {
+    // For Wendy: her twin 5, the GIRL card 4, trio-01 3, trio-06 2, trio-08 1, and nothing
+    // for Jinx's card or trio-07 (Jinx, Robbie, Lettice Leefe).
+    let state = trick_for_wendy(&[
+        &[
+            "wendy-2", "girl-1", "trio-01", "trio-06", "trio-08", "trio-07", "jinx-1",
+        ],
+        &["trio-09", "trio-10", "trio-12"],
+    ]);
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "lay", "cards": ["jinx-1", "trio-07", "trio-08"]}))
+    );
+    let (state, _) = play_default(&state, 0);
+    assert_eq!(
+        ids(state.hand(Seat(0))),
+        sorted(&["wendy-2", "girl-1", "trio-01", "trio-06"])
+    );
+}
+
+#[test]
+fn a_player_out_of_time_keeps_her_girl_card_and_her_twin_while_cheaper_cards_make_up_her_lay() {
+    let state = trick_for_wendy(&[
+        &["wendy-2", "girl-1", "trio-01", "trio-06", "trio-08"],
+        &["trio-09", "trio-10", "trio-12"],
+    ]);
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "lay", "cards": ["trio-01", "trio-06", "trio-08"]}))
+    );
+}
+
+#[test]
+fn a_player_out_of_time_with_fewer_than_three_cards_lays_all_she_holds() {
+    let state = trick_for_wendy(&[&["wendy-2", "girl-1"], &["trio-09", "trio-10", "trio-12"]]);
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "lay", "cards": ["wendy-2", "girl-1"]}))
+    );
+}
+
+#[test]
+fn in_a_trick_each_player_still_to_lay_has_her_own_default_and_one_who_has_laid_has_none() {
+    let state = trick_for_wendy(&[
+        &["trio-07", "trio-09", "trio-10"],
+        &["trio-12", "trio-13", "girl-1", "trio-01"],
+        &["jinx-1", "trio-17"],
+    ]);
+    assert_eq!(to_act(&state), [0, 1, 2]);
+    let (state, _) = play_default(&state, 1);
+    assert_eq!(to_act(&state), [0, 2]);
+    assert_eq!(default(&state, 1), None);
+    assert_eq!(
+        default(&state, 2),
+        Some(json!({"type": "lay", "cards": ["jinx-1", "trio-17"]}))
+    );
+    let (state, _) = play_default(&state, 2);
+    let (_, events) = play_default(&state, 0);
+    assert_eq!(types(&events), ["lay", "reveal", "resolve"]);
+    // Seat 1 had only two cards scoring nothing for Wendy: her third was trio-01 (3), not
+    // the GIRL card (4), and it won her the trick.
+    assert_eq!(event(&events, "resolve")["points"], json!([0, 3, 0]));
+    assert_eq!(event(&events, "resolve")["winner"], 1);
+}
+
+#[test]
+fn once_the_pack_is_used_up_a_player_out_of_time_lays_the_heroine_whose_trick_risks_least_of_her_hand(
+) {
+    // For Jinx she holds trio-07 (3), trio-12 (2) and the GIRL card: her cheapest lay would
+    // score 5. For Penny only trio-12 (1) and the GIRL card: it would score 1.
+    let state = table(
+        0,
+        &[
+            &["jinx-1", "penny-1", "trio-07", "girl-1", "trio-12"],
+            &["trio-09"],
+        ],
+        &[],
+    );
+    assert_eq!(
+        default(&state, 0),
+        Some(json!({"type": "expose", "card": "penny-1"}))
+    );
+    let (state, _) = play_default(&state, 0);
+    assert_eq!(state.trick().map(|t| t.heroine), Some(card("penny-1")));
+}
+
+#[test]
+fn once_the_pack_is_used_up_a_player_out_of_time_with_no_heroine_passes() {
+    let state = table(0, &[&["trio-07"], &["jinx-1", "trio-01"]], &[]);
+    assert_eq!(default(&state, 0), Some(json!({"type": "pass"})));
+    assert_eq!(default(&state, 1), None);
+}
+
+#[test]
+fn default_moves_alone_play_the_last_heroine_out_and_then_nobody_has_one() {
+    let state = table(0, &[&["trio-07"], &["jinx-1", "trio-01", "trio-02"]], &[]);
+    let mut state = state;
+    let mut moves = 0;
+    while let Some(&seat) = G::to_act(&state).first() {
+        state = play_default(&state, seat.0).0;
+        moves += 1;
+        assert!(moves < 10, "no end");
+    }
+    assert_eq!(state.phase(), Phase::Over);
+    assert_eq!((default(&state, 0), default(&state, 1)), (None, None));
+}
+
+// ---- Resigning and forfeiting (docs/rules/trio.md) ----
+
+/// Hands cards from the dealer's won pile (every card `table` leaves unnamed) to other seats.
+fn won_from_dealer(state: &mut State<Girl>, seat: usize, count: usize) {
+    let dealer = state.players() - 1;
+    let moved: CardSet = state.won[dealer].iter().take(count).collect();
+    state.won[dealer] = state.won[dealer].minus(moved);
+    state.won[seat] = state.won[seat].union(moved);
+}
+
+#[test]
+fn a_resignation_ranks_the_others_by_cards_won_less_cards_in_hand_equal_scores_together_and_the_resigner_last(
+) {
+    let mut state = table(
+        0,
+        &[
+            &["trio-01", "trio-02"],
+            &[],
+            &["wendy-1", "trio-03", "trio-04", "trio-05"],
+            &[],
+        ],
+        &[],
+    );
+    won_from_dealer(&mut state, 0, 5);
+    won_from_dealer(&mut state, 1, 3);
+    G::check_invariants(&state).unwrap();
+    // Seat 3, the dealer, keeps the other 19 won cards and is far ahead, but resigns.
+    let conceded = G::concede(&state, Seat(3));
+    assert_eq!(
+        conceded.ranking,
+        vec![vec![Seat(0), Seat(1)], vec![Seat(2)], vec![Seat(3)]]
+    );
+    assert_eq!(conceded.points, vec![3, 3, -4, 19]);
+    assert_eq!(conceded.figures["won"], vec![5, 3, 0, 19]);
+    assert_eq!(conceded.figures["in_hand"], vec![2, 0, 4, 0]);
+    assert!(conceded.higher_is_better);
+}
+
+#[test]
+fn a_lay_face_down_for_the_trick_in_play_still_counts_as_in_her_hand() {
+    let state = trick_for_wendy(&[&["trio-07", "trio-09", "trio-10"], &["trio-12", "trio-13"]]);
+    let (state, _) = lay(&state, 0, &["trio-07", "trio-09", "trio-10"]);
+    let conceded = G::concede(&state, Seat(1));
+    assert_eq!(conceded.figures["in_hand"][..], [3, 2]);
+}
+
+#[test]
+fn at_a_table_of_two_the_other_player_wins_a_resignation_whatever_the_score() {
+    let state = table(0, &[&["trio-01", "trio-02", "trio-03"], &["wendy-1"]], &[]);
+    // The dealer (seat 1) has won every unnamed card and leads by far.
+    let conceded = G::concede(&state, Seat(1));
+    assert_eq!(conceded.ranking, vec![vec![Seat(0)], vec![Seat(1)]]);
+    assert!(conceded.points[1] > conceded.points[0]);
+}
