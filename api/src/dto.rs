@@ -505,46 +505,85 @@ pub enum TableResult {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum TableEventData {
-    /// `table.note`: a remark kept in the log.
-    Note {
-        /// The remark, shown to everyone.
-        text: String,
-    },
-    /// `table.resigned` (the player in `seat` resigned) or `table.offer_withdrawn` (the
-    /// seat's offer was withdrawn: nobody may claim it until it is offered again).
-    Resigned {
-        /// The seat.
-        seat: u8,
-    },
-    /// `table.abandoned`: the game was declared abandoned.
-    Abandoned {
-        /// Why.
-        reason: String,
-    },
-    /// `table.hosted`: the account that created the game hosts it.
-    Hosted {
-        /// The host's account id.
-        account: Uuid,
-        /// The host's name then.
-        name: String,
-    },
-    /// `table.seat_offered`: a seat is offered to whoever may claim it.
-    SeatOffered {
-        /// The seat.
-        seat: u8,
-        /// Who may claim it.
-        to: LoggedOffer,
-    },
-    /// `table.seated`: an account took a seat.
-    Seated {
-        /// The seat.
-        seat: u8,
-        /// The account's id.
-        account: Uuid,
-        /// The account's name then.
-        name: String,
-    },
+    /// `table.note`.
+    Note(NoteData),
+    /// `table.resigned`, `table.offer_withdrawn`.
+    Seat(SeatData),
+    /// `table.abandoned`.
+    Abandoned(AbandonedData),
+    /// `table.hosted`.
+    Hosted(HostedData),
+    /// `table.seat_offered`.
+    SeatOffered(SeatOfferedData),
+    /// `table.seated`.
+    Seated(SeatedData),
+    /// `table.aborted`.
+    Aborted(AbortedData),
 }
+
+// Each shape is closed (no field beyond its own), so an entry's data matches exactly one.
+
+/// `table.note`: a remark kept in the log.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoteData {
+    /// The remark, shown to everyone.
+    pub text: String,
+}
+
+/// `table.resigned`: the player in `seat` resigned; `table.offer_withdrawn`: the seat's offer
+/// was withdrawn (nobody may claim it until it is offered again).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatData {
+    /// The seat concerned.
+    pub seat: u8,
+}
+
+/// `table.abandoned`: the game was declared abandoned.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AbandonedData {
+    /// Why.
+    pub reason: String,
+}
+
+/// `table.hosted`: the account that created the game hosts it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostedData {
+    /// The host's account id.
+    pub account: Uuid,
+    /// The host's name then.
+    pub name: String,
+}
+
+/// `table.seat_offered`: a seat is offered to whoever may claim it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatOfferedData {
+    /// The seat.
+    pub seat: u8,
+    /// Who may claim it.
+    pub to: LoggedOffer,
+}
+
+/// `table.seated`: an account took a seat.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatedData {
+    /// The seat.
+    pub seat: u8,
+    /// The account's id.
+    pub account: Uuid,
+    /// The account's name then.
+    pub name: String,
+}
+
+/// `table.aborted`: the host called the game off before its first move (no data).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AbortedData {}
 
 /// Who may claim an offered seat, as the log records it.
 #[derive(Debug, Clone, Serialize, ToSchema)]

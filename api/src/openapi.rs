@@ -51,8 +51,19 @@ pub fn spec() -> Value {
     // utoipa's document is plain data with string keys, which always serialises.
     let document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
     with_account_links(with_create_links(without_null_parameters(
-        with_published_schemas(document),
+        closed_seat_plans(with_published_schemas(document)),
     )))
+}
+
+/// A seat plan is one of a few closed shapes (`deny_unknown_fields`: `{"kind": "me"}` takes no
+/// other field), which utoipa does not say of an internally tagged enum's variants.
+fn closed_seat_plans(mut document: Value) -> Value {
+    if let Some(Value::Array(shapes)) = document.pointer_mut("/components/schemas/SeatPlan/oneOf") {
+        for shape in shapes.iter_mut().filter_map(Value::as_object_mut) {
+            shape.insert("additionalProperties".into(), Value::Bool(false));
+        }
+    }
+    document
 }
 
 /// A header or query parameter is either sent or left out: the wire has no `null` for it. utoipa
@@ -130,7 +141,8 @@ are of in `game`, the discriminator.",
         dto::GameEvent, dto::EventPage, dto::AuditFailure, dto::AuditReport, dto::CatalogEntry,
         dto::CatalogGame, dto::Catalog, dto::GameSchemas, dto::ViewSchemas, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
         dto::LogHead, dto::GameFile, dto::ProblemDetails, dto::SeatHeader, dto::YouHeader, dto::TableResult,
-        dto::TableEventData, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
+        dto::TableEventData, dto::NoteData, dto::SeatData, dto::AbandonedData, dto::HostedData,
+        dto::SeatOfferedData, dto::SeatedData, dto::AbortedData, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
         AnyAction, EventData, LoggedEventData,
         dto::NewAccount, dto::NewAccountToken, dto::Account, dto::AccountToken,
         dto::IssuedAccountToken, dto::CreatedAccount, dto::Me,

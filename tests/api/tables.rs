@@ -441,8 +441,10 @@ async fn the_inbox_lists_my_moves_first_then_others_then_waiting_then_finished(a
     assert_eq!(only[0]["id"], waiting.as_str());
     assert!(inbox(&app, &ann, "?game=googly").await.is_empty());
     assert_eq!(inbox(&app, &ann, "?game=girl").await.len(), 4);
-    let (status, _) = app.get("/v1/me/games?status=sleeping", Some(&ann)).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
+    for bad in ["status=sleeping", "game=0.5", "game=GIRL"] {
+        let (status, _) = app.get(&format!("/v1/me/games?{bad}"), Some(&ann)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    }
     let (status, _) = app.get("/v1/me/games", None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }

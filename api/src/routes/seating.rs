@@ -19,7 +19,7 @@ use crate::dto::{
 };
 use crate::error::{ApiError, Problem};
 use crate::limits::StreamGate;
-use crate::service::{parse_cursor, AccountUpdate, Parlour, MAX_WAIT_SECONDS};
+use crate::service::{parse_cursor, AccountUpdate, BusFeed, Parlour, MAX_WAIT_SECONDS};
 use crate::store::FeedCursor;
 
 const PROBLEM: &str = "application/problem+json";
@@ -92,6 +92,19 @@ pub async fn inbox(
 ) -> Result<HttpResponse, ApiError> {
     let caller = service.authenticate_account(bearer.0.as_deref()).await?;
     let query = query.into_inner();
+    if let Some(game) = &query.game {
+        // As the document's pattern says: a catalogue id, which no other text can name.
+        let id_like = (1..=64).contains(&game.len())
+            && game
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+        if !id_like {
+            return Err(ApiError::new(
+                Problem::MalformedRequest,
+                "`game` must be a catalogue id: 1 to 64 lowercase letters, digits, `_` or `-`",
+            ));
+        }
+    }
     let inbox = service
         .inbox(&caller, query.status, query.game.as_deref())
         .await?;
@@ -287,10 +300,13 @@ pub async fn stream(
         }
     };
     // Subscribed before the feed is read, so no commit falls between the two.
-    let commits = bus.subscribe();
+    let feed = BusFeed {
+        commits: bus.subscribe(),
+        reached: bus.reached(),
+    };
     let updates = service
         .into_inner()
-        .account_updates(&caller, after, commits, HEARTBEAT)
+        .account_updates(&caller, after, feed, HEARTBEAT)
         .await?;
     let messages = updates.map(move |update| {
         let _slot = &permit;
@@ -355,10 +371,13 @@ pub async fn notices(
         None => None,
     };
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
-    let commits = bus.subscribe();
+    let feed = BusFeed {
+        commits: bus.subscribe(),
+        reached: bus.reached(),
+    };
     let page = service
         .into_inner()
-        .notices_after(&caller, after, commits, wait)
+        .notices_after(&caller, after, feed, wait)
         .await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(page))
 }

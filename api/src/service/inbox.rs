@@ -10,7 +10,7 @@
 use std::collections::{HashSet, VecDeque};
 
 use parlour_domain::table_events::Offer;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use super::seating::account_text;
 use super::*;
@@ -185,7 +185,7 @@ impl Parlour {
         self: Arc<Self>,
         caller: &AccountCaller,
         after: FeedCursor,
-        commits: broadcast::Receiver<Committed>,
+        bus: BusFeed,
         heartbeat: Duration,
     ) -> Result<Follower> {
         let end = self.store.latest_position().await?;
@@ -206,7 +206,8 @@ impl Parlour {
             service: self,
             account: caller.account.id,
             games,
-            commits,
+            commits: bus.commits,
+            reached: bus.reached,
             sent: after,
             caught_up: false,
             pending: VecDeque::new(),
@@ -222,14 +223,14 @@ impl Parlour {
         self: Arc<Self>,
         caller: &AccountCaller,
         after: Option<FeedCursor>,
-        commits: broadcast::Receiver<Committed>,
+        bus: BusFeed,
         heartbeat: Duration,
     ) -> Result<impl futures_util::Stream<Item = AccountUpdate>> {
         let after = match after {
             Some(after) => after,
             None => self.feed_end().await?,
         };
-        let follower = self.follower(caller, after, commits, heartbeat).await?;
+        let follower = self.follower(caller, after, bus, heartbeat).await?;
         Ok(futures_util::stream::unfold(
             follower,
             |mut follower| async move {
@@ -245,14 +246,14 @@ impl Parlour {
         self: Arc<Self>,
         caller: &AccountCaller,
         after: Option<FeedCursor>,
-        commits: broadcast::Receiver<Committed>,
+        bus: BusFeed,
         wait: Duration,
     ) -> Result<NoticePage> {
         let after = match after {
             Some(after) => after,
             None => self.feed_end().await?,
         };
-        let mut follower = self.follower(caller, after, commits, wait).await?;
+        let mut follower = self.follower(caller, after, bus, wait).await?;
         let mut notices = Vec::new();
         if let Some(AccountUpdate::Notice(first)) = follower.next().await {
             notices.push(*first);
@@ -267,12 +268,22 @@ impl Parlour {
     }
 }
 
+/// What an account's stream follows of this instance's bus: its commits, subscribed before
+/// the feed is read, and how far it has handed them out.
+pub struct BusFeed {
+    /// Every commit from the subscription on (`Bus::subscribe`).
+    pub commits: broadcast::Receiver<Committed>,
+    /// The feed place up to which the bus has handed out every commit (`Bus::reached`).
+    pub reached: watch::Receiver<FeedCursor>,
+}
+
 /// The state of one account's stream.
 struct Follower {
     service: Arc<Parlour>,
     account: Uuid,
     games: HashSet<Uuid>,
     commits: broadcast::Receiver<Committed>,
+    reached: watch::Receiver<FeedCursor>,
     /// The feed place of the last entry read.
     sent: FeedCursor,
     /// Whether everything up to the bus's live commits has been read from the feed.
@@ -303,12 +314,26 @@ impl Follower {
                 let mut batch = vec![first];
                 loop {
                     match self.commits.try_recv() {
-                        Ok(commit) => batch.push(commit),
+                        Ok(commit) => {
+                            batch.push(commit);
+                            continue;
+                        }
                         Err(TryRecvError::Lagged(_)) => {
                             self.caught_up = false;
                             break;
                         }
-                        Err(_) => break,
+                        Err(_) => {}
+                    }
+                    // The bus hands a look's commits out one by one and then says how far it
+                    // reached: until it has, the rest of this commit may still be on its way,
+                    // and one commit must make one notice.
+                    let last = batch.last().map(Committed::cursor).unwrap_or_default();
+                    if *self.reached.borrow() >= last {
+                        break;
+                    }
+                    let more = tokio::time::timeout(Duration::from_secs(1), self.reached.changed());
+                    if !matches!(more.await, Ok(Ok(()))) {
+                        break;
                     }
                 }
                 // What the feed has already given is not given twice.

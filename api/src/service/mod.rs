@@ -167,7 +167,7 @@ pub mod text;
 
 pub use accounts::{AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use inbox::{cursor_text, parse_cursor, AccountUpdate};
+pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 
 pub use cache::InstanceCounts;
