@@ -27,6 +27,7 @@ Exit status: 0 only if everything verifies; 1 if anything fails or cannot be che
 """
 
 import argparse
+import datetime
 import hashlib
 import hmac
 import json
@@ -269,9 +270,90 @@ TABLE_EVENTS = {
     "table.offer_withdrawn": {"seat": int},
     "table.seated": {"seat": int, "account": str, "name": str},
     "table.aborted": {},
+    "table.clock_set": {"control": dict, "on_timeout": str, "vacation": bool},
+    "table.reminded": {"seat": int, "due": int},
+    "table.timed_out": {"seat": int, "deadline": int},
+    "table.vacation_began": {"seat": int, "until": int},
+    "table.vacation_ended": {"seat": int},
 }
 # Table events after which nothing more may be recorded: they end the game.
 TABLE_ENDINGS = ("table.resigned", "table.abandoned", "table.aborted")
+# The days per move a correspondence clock may give.
+CORRESPONDENCE_DAYS = (1, 2, 3, 5, 7, 10, 14)
+# The longest a bank clock may hold, in hours.
+MAX_BANK_HOURS = 90 * 24
+
+
+def micros(at):
+    """An event's `at` as microseconds since the Unix epoch, as the clocks count time."""
+    moment = datetime.datetime.strptime(time_text(at), "%Y-%m-%dT%H:%M:%S.%fZ")
+    epoch = datetime.datetime(1970, 1, 1)
+    return (moment - epoch) // datetime.timedelta(microseconds=1)
+
+
+def clock_problem(control, on_timeout):
+    """Why a `table.clock_set` could not have been recorded, or None."""
+    kind = control.get("kind")
+    numbers = {k: v for k, v in control.items() if k != "kind"}
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in numbers.values()):
+        return "its control %r is not a clock" % (control,)
+    if kind == "correspondence" and set(numbers) == {"days"}:
+        if numbers["days"] not in CORRESPONDENCE_DAYS:
+            return "a correspondence clock gives one of %s days" % (CORRESPONDENCE_DAYS,)
+    elif kind == "bank" and set(numbers) == {"initial_hours", "increment_hours", "max_hours"}:
+        initial, increment, most = numbers["initial_hours"], numbers["increment_hours"], numbers["max_hours"]
+        if not (1 <= initial <= most <= MAX_BANK_HOURS and 0 <= increment <= most):
+            return "a bank clock of %r cannot be kept" % (control,)
+    else:
+        return "its control %r is not a clock" % (control,)
+    if on_timeout not in ("default_move", "forfeit"):
+        return "no server applies the timeout policy %r" % (on_timeout,)
+    return None
+
+
+class Clock:
+    """What the move clock's facts say, as far as they need no game rules: each reminder and
+    timeout names the moment it fell due, which must not be after the time it was recorded;
+    a timeout under `default_move` is followed at once by that seat's move."""
+
+    def __init__(self, control, on_timeout, vacation, players):
+        self.on_timeout = on_timeout
+        self.vacation = vacation
+        self.players = players
+        self.default_for = None
+
+    def check(self, report, seq, kind, data, at):
+        seat = data.get("seat")
+        if seat is not None and not 0 <= seat < self.players:
+            report.fail("table", seq, "seat %d is not at this table" % seat)
+            return False
+        if kind == "table.clock_set":
+            report.fail("table", seq, "the game's clock is already set")
+        elif kind == "table.reminded" and data["due"] > at:
+            report.fail("table", seq, "the reminder was recorded before it fell due")
+        elif kind == "table.timed_out":
+            if data["deadline"] > at:
+                report.fail("table", seq, "the timeout was recorded before the seat's deadline")
+            if self.on_timeout == "forfeit":
+                return True
+            self.default_for = (seat, at)
+        elif kind == "table.vacation_began":
+            if not self.vacation:
+                report.fail("table", seq, "the game's host disallowed vacation")
+            elif data["until"] <= at:
+                report.fail("table", seq, "the vacation ends before it begins")
+        return False
+
+    def follows(self, report, event, at):
+        """The entry after a timeout under `default_move` is the seat's move, at once."""
+        if self.default_for is None:
+            return
+        seat, when = self.default_for
+        self.default_for = None
+        if event.get("actor") != seat or event.get("command") is None or at != when:
+            report.fail("table", event.get("seq"), "a timeout under default_move is followed at once by the seat's default move")
+
+
 # The shapes of a seat's offer (`table.seat_offered`'s `to`), by kind.
 OFFERS = {"anyone": set(), "account": {"account"}, "invitation": {"code_hash"}}
 
@@ -337,7 +419,8 @@ def check_table_event(report, event, players, ended):
     if event.get("command") is not None:
         report.fail("table", seq, "a table event records no action")
     if not isinstance(data, dict) or set(data) != set(fields) or not all(
-        isinstance(data[k], t) and not isinstance(data[k], bool) for k, t in fields.items()
+        isinstance(data[k], t) and (t is bool or not isinstance(data[k], bool))
+        for k, t in fields.items()
     ):
         report.fail("table", seq, "its data is not exactly %s" % sorted(fields))
         return
@@ -482,9 +565,20 @@ def verify(game, keys=None, extra_receipts=()):
     ended = False
     players = len(record.get("players") or [])
     seating = None
+    clock = None
+    moved = False
+    previous_at = None
     for i, event in enumerate(events):
         seq = event.get("seq")
         is_table = str(event.get("type", "")).startswith(TABLE_PREFIX)
+        # The clocks are judged by the recorded times, so those must never run backwards.
+        at = micros(event.get("at"))
+        if previous_at is not None and at < previous_at:
+            report.fail("table", seq, "it is recorded as earlier than the event before it")
+        previous_at = at
+        if clock is not None:
+            clock.follows(report, event, at)
+        moved = moved or (not is_table and event.get("command") is not None)
         if ended and not is_table:
             report.fail("table", seq, "it follows the table event that ended the game")
         if not is_table and seating is not None:
@@ -492,6 +586,7 @@ def verify(game, keys=None, extra_receipts=()):
                 report.fail("table", seq, "a move while the game waited for players")
             seating.moved = True
         kind, data = event.get("type"), event.get("data")
+        forfeit = False
         if is_table and isinstance(data, dict) and set(data) == set(TABLE_EVENTS.get(kind, {None: 0})):
             if kind == "table.hosted" and seating is None:
                 seating = Seating(data["account"], players)
@@ -499,12 +594,25 @@ def verify(game, keys=None, extra_receipts=()):
                 seating.check(report, seq, kind, data)
             elif kind in ("table.seat_offered", "table.offer_withdrawn", "table.seated", "table.aborted"):
                 report.fail("table", seq, "seats are offered and taken only in a hosted game")
+            if kind == "table.clock_set" and clock is None:
+                problem = clock_problem(data["control"], data["on_timeout"])
+                if problem:
+                    report.fail("table", seq, problem)
+                if moved:
+                    report.fail("table", seq, "a game's clock is set before its first move")
+                clock = Clock(data["control"], data["on_timeout"], data["vacation"], players)
+            elif clock is not None and kind.startswith("table.") and kind[6:] in (
+                "clock_set", "reminded", "timed_out", "vacation_began", "vacation_ended"
+            ):
+                forfeit = clock.check(report, seq, kind, data, at)
+            elif kind in ("table.reminded", "table.timed_out", "table.vacation_began", "table.vacation_ended"):
+                report.fail("table", seq, "a clock's fact in a game with no clock")
         if is_table:
             # A table entry stands alone: it ends the batch before it and holds no shuffle.
             if i == 0:
                 report.fail("table", seq, "the log opens with the deal, not a table event")
             check_table_event(report, event, players, ended)
-            ended = ended or event.get("type") in TABLE_ENDINGS
+            ended = ended or event.get("type") in TABLE_ENDINGS or forfeit
             if batch_first is not None:
                 close_batch()
             batch_first, batch_streams = None, []
@@ -717,6 +825,47 @@ def self_test():
             ("table.seat_offered", {"seat": 0, "to": {"kind": "anyone"}}),
             ("table.seat_offered", {"seat": 1, "to": {"kind": "account", "account": "cat"}}),
             ("table.seated", {"seat": 1, "account": "bea", "name": "Bea"}),
+        ]),
+        3,
+    )
+    # Clocks: what the recorded times admit, with no game rules needed.
+    check(
+        "clock: times in micros",
+        micros("1970-01-02T00:00:00.000001Z"),
+        86_400_000_001,
+    )
+    check(
+        "clock: controls that cannot be kept",
+        [
+            clock_problem({"kind": "correspondence", "days": 3}, "forfeit"),
+            clock_problem({"kind": "correspondence", "days": 4}, "forfeit") is not None,
+            clock_problem({"kind": "bank", "initial_hours": 48, "increment_hours": 1, "max_hours": 24}, "forfeit") is not None,
+            clock_problem({"kind": "correspondence", "days": 3}, "bot") is not None,
+        ],
+        [None, True, True, True],
+    )
+
+    def clock_failures(entries):
+        report = Report()
+        clock = Clock({"kind": "correspondence", "days": 1}, "default_move", False, 2)
+        for seq, (kind, data, at) in enumerate(entries, start=2):
+            clock.check(report, seq, kind, data, at)
+        return len(report.failures)
+
+    check(
+        "clock: a timeout at its deadline, a reminder when due",
+        clock_failures([
+            ("table.reminded", {"seat": 0, "due": 80}, 80),
+            ("table.timed_out", {"seat": 0, "deadline": 100}, 100),
+        ]),
+        0,
+    )
+    check(
+        "clock: early facts, a vacation the host disallowed",
+        clock_failures([
+            ("table.reminded", {"seat": 0, "due": 81}, 80),
+            ("table.timed_out", {"seat": 1, "deadline": 101}, 100),
+            ("table.vacation_began", {"seat": 1, "until": 900}, 100),
         ]),
         3,
     )

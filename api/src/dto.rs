@@ -52,6 +52,117 @@ pub struct NewGame {
     /// for the defaults.
     #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
+    /// The move clock; leave it out for none (`docs/clocks.md`).
+    pub clock: Option<NewClock>,
+}
+
+/// A move clock, chosen when the game is created.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewClock {
+    /// How much time each seat has.
+    pub control: TimeControlPlan,
+    /// What happens when a seat's time runs out.
+    pub on_timeout: OnTimeout,
+    /// Whether a player's vacation stops their clock in this game (yes unless `false`).
+    #[serde(default = "yes")]
+    pub vacation: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A whole number from a request body, as JSON Schema's `integer` has it: `3` or `3.0`
+/// (a number whose fraction is zero), but not `3.5`, and not outside the field's range.
+fn whole_number<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    use serde::de::Error;
+    let number = serde_json::Number::deserialize(deserializer)?;
+    let whole = match number.as_u64() {
+        Some(whole) => Some(whole),
+        None => number
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+            .and_then(|f| format!("{f:.0}").parse::<u64>().ok()),
+    };
+    whole
+        .and_then(|whole| T::try_from(whole).ok())
+        .ok_or_else(|| D::Error::custom(format!("{number} is not a whole number in range")))
+}
+
+/// How much time each seat has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TimeControlPlan {
+    /// No clock at all.
+    None {},
+    /// At most `days` per move, afresh for every move.
+    Correspondence {
+        /// Days per move: 1, 2, 3, 5, 7, 10 or 14.
+        #[schema(minimum = 1, maximum = 14)]
+        #[serde(deserialize_with = "whole_number")]
+        days: u8,
+    },
+    /// A bank of time each move draws on: `initial_hours` to begin with and `increment_hours`
+    /// after each move, never above `max_hours` (at most 2160, 90 days).
+    Bank {
+        /// The bank each seat starts with (at least 1).
+        #[schema(minimum = 1, maximum = 2160)]
+        #[serde(deserialize_with = "whole_number")]
+        initial_hours: u32,
+        /// Added after each move the seat makes (at most `max_hours`).
+        #[schema(maximum = 2160)]
+        #[serde(deserialize_with = "whole_number")]
+        increment_hours: u32,
+        /// The most the bank may hold (at least `initial_hours`).
+        #[schema(minimum = 1, maximum = 2160)]
+        #[serde(deserialize_with = "whole_number")]
+        max_hours: u32,
+    },
+}
+
+/// What happens when a seat's time runs out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// The seat's default action is played for it (`docs/rules/<game>.md`), and play goes on.
+    DefaultMove,
+    /// A bot takes the seat over: refused (`bot-unavailable`) until Parlour has bots.
+    Bot,
+    /// The seat loses; the game ends with its concession (every seat ranked, it last).
+    Forfeit,
+}
+
+/// A game's move clocks, as everyone sees them.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ClockView {
+    /// How much time each seat has.
+    pub control: TimeControlPlan,
+    /// What happens when a seat's time runs out.
+    pub on_timeout: OnTimeout,
+    /// Whether a player's vacation stops their clock in this game.
+    pub vacation: bool,
+    /// Each seat's clock, in seat order.
+    pub seats: Vec<SeatClockView>,
+}
+
+/// One seat's clock.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatClockView {
+    /// The seat.
+    pub seat: u8,
+    /// When its time runs out, while the game waits for its move.
+    pub deadline: Option<DateTime<Utc>>,
+    /// The time it had when its clock last started or stopped, in seconds.
+    pub time_left_seconds: i64,
+    /// Whether it was reminded during this move (at 80 % of its time).
+    pub reminded: bool,
+    /// The end of the seat's player's vacation, when one was taken in this game.
+    pub away_until: Option<DateTime<Utc>>,
 }
 
 /// A seat of a newly created game with its secret token.
@@ -126,6 +237,9 @@ pub struct GameView {
     /// In a game an account created: its host, and who holds or may claim each seat.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seating: Option<SeatingView>,
+    /// In a game played on a move clock: every seat's deadline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockView>,
     /// In the answer to a move: the server's signed word that the log held the move's last
     /// event with this hash (`docs/receipts.md`). Keep it to prove later what was played.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -490,6 +604,18 @@ pub enum TableResult {
     Resignation {
         /// The seat that resigned.
         seat: u8,
+        /// Every seat ranked as the game stood, the resigning seat last, with the standing in
+        /// the game's own terms (`docs/rules/<game>.md`, "Resigning and forfeiting").
+        #[schema(value_type = Object)]
+        concession: Value,
+    },
+    /// A seat's time ran out, and the game's clock forfeits it.
+    Forfeit {
+        /// The seat out of time.
+        seat: u8,
+        /// Every seat ranked as the game stood, the forfeited seat last.
+        #[schema(value_type = Object)]
+        concession: Value,
     },
     /// The game was declared abandoned: no result for anyone.
     Abandonment {
@@ -507,7 +633,7 @@ pub enum TableResult {
 pub enum TableEventData {
     /// `table.note`.
     Note(NoteData),
-    /// `table.resigned`, `table.offer_withdrawn`.
+    /// `table.resigned`, `table.offer_withdrawn`, `table.vacation_ended`.
     Seat(SeatData),
     /// `table.abandoned`.
     Abandoned(AbandonedData),
@@ -519,6 +645,58 @@ pub enum TableEventData {
     Seated(SeatedData),
     /// `table.aborted`.
     Aborted(AbortedData),
+    /// `table.clock_set`.
+    ClockSet(ClockSetData),
+    /// `table.vacation_began`.
+    VacationBegan(VacationBeganData),
+    /// `table.reminded`.
+    Reminded(RemindedData),
+    /// `table.timed_out`.
+    TimedOut(TimedOutData),
+}
+
+/// `table.reminded`: the seat has used 80 % of its time for this move.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RemindedData {
+    /// The seat.
+    pub seat: u8,
+    /// When the reminder fell due, in microseconds since the Unix epoch: never after the
+    /// entry's `at`.
+    pub due: i64,
+}
+
+/// `table.timed_out`: the seat's time ran out. Under `default_move` its default action is the
+/// next entry, in the same commit; under `forfeit` the game ends.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimedOutData {
+    /// The seat.
+    pub seat: u8,
+    /// Its deadline, in microseconds since the Unix epoch: never after the entry's `at`.
+    pub deadline: i64,
+}
+
+/// `table.clock_set`: the game is played on a move clock.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClockSetData {
+    /// How much time each seat has.
+    pub control: TimeControlPlan,
+    /// What happens when a seat's time runs out.
+    pub on_timeout: OnTimeout,
+    /// Whether a player's vacation stops their clock in this game.
+    pub vacation: bool,
+}
+
+/// `table.vacation_began`: the seat's player went on vacation; its clock stops until `until`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VacationBeganData {
+    /// The seat.
+    pub seat: u8,
+    /// When the vacation ends, in microseconds since the Unix epoch.
+    pub until: i64,
 }
 
 // Each shape is closed (no field beyond its own), so an entry's data matches exactly one.
@@ -638,6 +816,8 @@ pub struct NewHostedGame {
     /// The game's options, as for `POST /v1/games`.
     #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
+    /// The move clock, as for `POST /v1/games`. The clocks start when the game begins.
+    pub clock: Option<NewClock>,
 }
 
 /// An invitation to a seat: the code is the invitation, shown once to the host.
@@ -808,6 +988,10 @@ pub enum NoticeKind {
     Started,
     /// The game is over.
     Ended,
+    /// You have used 80 % of your time for this move.
+    DeadlineNear,
+    /// Your time ran out: your default move was played for you, or your seat was forfeited.
+    TimedOut,
 }
 
 /// One event of `GET /v1/me/stream` (its SSE `id:` is `id`) or `GET /v1/me/notices`: what one
@@ -941,4 +1125,60 @@ pub struct Me {
     pub account: Account,
     /// Its tokens not revoked, oldest first, without their secrets.
     pub tokens: Vec<AccountToken>,
+}
+
+/// `POST /v1/me/vacation`: go away for some whole days from now.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewVacation {
+    /// How many days, from 1 to the days left this year.
+    #[schema(minimum = 1, maximum = 366)]
+    #[serde(deserialize_with = "whole_number")]
+    pub days: u32,
+}
+
+/// An account's vacation: its days this calendar year, and whether it is away now. While
+/// away, its clocks stop in every game it sits in that allows it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VacationStatus {
+    /// Vacation days a calendar year on this server.
+    pub days_per_year: u32,
+    /// Days taken this year (a part of a day counts as a day; an early return gives the rest
+    /// back).
+    pub days_used: u32,
+    /// Days left this year.
+    pub days_left: u32,
+    /// When the vacation under way ends; absent when not away.
+    pub away_until: Option<DateTime<Utc>>,
+}
+
+/// `201 Created` for `POST /v1/me/sign-in-codes`: a one-time code that signs this account in
+/// on another device. Shown only here.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SignInCode {
+    /// The code: whoever brings it to `redeem` before `expires_at` gets a new token for this
+    /// account, once. It begins with `signin_`.
+    #[schema(example = "signin_9b2f41c07d3a5e88aa01")]
+    pub code: String,
+    /// When it stops working (ten minutes from now).
+    pub expires_at: DateTime<Utc>,
+    /// Where the new device sends it: `POST` with `{"code", "token_name"}`.
+    pub redeem: String,
+}
+
+/// `POST /v1/accounts/sign-in`: a new device signs in with a code from a signed-in one.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignIn {
+    /// The code the signed-in device was given.
+    #[schema(example = "signin_9b2f41c07d3a5e88aa01", max_length = 100)]
+    pub code: String,
+    /// The new token's name (this device), by the rules of a player's name.
+    #[schema(
+        example = "laptop",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
+    )]
+    pub token_name: String,
 }

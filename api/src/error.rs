@@ -79,6 +79,12 @@ pub enum Problem {
     RateLimited,
     /// The server holds as many event streams as it can.
     AtCapacity,
+    /// The move clock asked for cannot be used.
+    InvalidClock,
+    /// A clock that hands a timed-out seat to a bot, which Parlour does not have yet.
+    BotUnavailable,
+    /// A vacation that cannot begin or end now.
+    VacationRefused,
     /// The database does not answer.
     Unavailable,
     /// A fault on our side.
@@ -115,6 +121,9 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::RuleViolation,        "rule-violation",         422, "The rules forbid that move"),
     (Problem::IdempotencyKeyReused, "idempotency-key-reused", 422, "Idempotency-Key reused for another move"),
     (Problem::InvalidSelection,     "invalid-selection",      422, "Those games cannot be counted together"),
+    (Problem::InvalidClock,         "invalid-clock",          422, "The move clock cannot be set like that"),
+    (Problem::BotUnavailable,       "bot-unavailable",        422, "No bot can take a seat yet"),
+    (Problem::VacationRefused,      "vacation-refused",       409, "The vacation cannot begin or end now"),
     (Problem::PreconditionRequired, "precondition-required",  428, "A move must say which version it was decided from"),
     (Problem::TooManyStreams,       "too-many-streams",       429, "Too many event streams are open"),
     (Problem::RateLimited,          "rate-limited",           429, "Too many requests"),
@@ -484,6 +493,19 @@ impl From<ServiceError> for ApiError {
             ServiceError::TableRefused(TableRefusal::NoSuchSeat(_)) => {
                 ApiError::new(Problem::NotFound, detail)
             }
+            ServiceError::TableRefused(TableRefusal::BadClock(_)) | ServiceError::BadClock(_) => {
+                ApiError::new(Problem::InvalidClock, detail)
+            }
+            ServiceError::TableRefused(TableRefusal::NoBots) | ServiceError::BotUnavailable => {
+                ApiError::new(Problem::BotUnavailable, detail)
+            }
+            ServiceError::TableRefused(
+                TableRefusal::NoVacation
+                | TableRefusal::AlreadyAway(_)
+                | TableRefusal::NotAway(_)
+                | TableRefusal::BadVacation,
+            )
+            | ServiceError::Vacation(_) => ApiError::new(Problem::VacationRefused, detail),
             ServiceError::TableRefused(_) => ApiError::new(Problem::MalformedRequest, detail),
             ServiceError::Seating(SeatingRefusal::NotHost) => {
                 ApiError::new(Problem::NotHost, detail)
@@ -549,6 +571,9 @@ mod tests {
             Problem::NoSuchDocument,
             Problem::GameInProgress,
             Problem::InvalidSelection,
+            Problem::InvalidClock,
+            Problem::BotUnavailable,
+            Problem::VacationRefused,
             Problem::LogFull,
             Problem::TooManyStreams,
             Problem::RateLimited,

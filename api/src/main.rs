@@ -88,6 +88,9 @@ struct Cli {
     /// new request.
     #[arg(long, env = "PARLOUR_IDEMPOTENCY_KEY_LIFETIME", default_value = "86400", value_parser = seconds)]
     idempotency_key_lifetime: Duration,
+    /// Vacation days each account has a calendar year.
+    #[arg(long, env = "PARLOUR_VACATION_DAYS", default_value_t = parlour::service::DEFAULT_VACATION_DAYS)]
+    vacation_days: u32,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -101,6 +104,16 @@ enum Command {
     /// Exit 0 if the server at `--addr` answers `/readyz` with 200, else 1 (a container's
     /// HEALTHCHECK).
     Healthcheck,
+    /// Declare abandoned every game with no move clock that has had no move for `--days`
+    /// days (games are never abandoned otherwise), printing each one's id.
+    AbandonIdle {
+        /// Days without an entry in a game's log that make it idle.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        days: u32,
+        /// Only list the games that would be abandoned.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// A positive number of seconds, fractions allowed (`0.5`).
@@ -141,6 +154,7 @@ impl Cli {
             cors,
             rate_limits,
             require_preconditions: self.require_preconditions,
+            vacation_days_per_year: self.vacation_days,
             idempotency_key_lifetime: self.idempotency_key_lifetime,
             ..Settings::default()
         })
@@ -179,6 +193,9 @@ async fn main() -> std::process::ExitCode {
                 }
             }
         }
+        Command::AbandonIdle { days, dry_run } => {
+            abandon_idle(&cli.database_url, &settings, days, dry_run).await
+        }
         Command::Serve => {
             let app = match Application::build_with(
                 &cli.addr,
@@ -202,6 +219,50 @@ async fn main() -> std::process::ExitCode {
                     std::process::ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// `parlour abandon-idle`: the operator's explicit sweep of idle, unclocked games.
+async fn abandon_idle(
+    database_url: &str,
+    settings: &Settings,
+    days: u32,
+    dry_run: bool,
+) -> std::process::ExitCode {
+    let store = match parlour::store::connect_with(database_url, &settings.db).await {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("cannot open the store: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    // Table events carry no receipt, so no signing key is needed.
+    let signer = match parlour::receipts::Signer::generate() {
+        Ok(signer) => std::sync::Arc::new(signer),
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let service = parlour::service::Parlour::new(store, signer);
+    let idle = Duration::from_secs(u64::from(days) * 24 * 60 * 60);
+    match service.abandon_idle(idle, dry_run).await {
+        Ok(sweep) => {
+            for id in &sweep.abandoned {
+                println!("{id}");
+            }
+            let verb = if dry_run { "would be" } else { "were" };
+            eprintln!(
+                "{} idle game(s) {verb} declared abandoned; {} idle game(s) left alone (over, or on a clock)",
+                sweep.abandoned.len(),
+                sweep.left
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::ExitCode::FAILURE
         }
     }
 }

@@ -29,7 +29,7 @@ use utoipa::{Modify, OpenApi};
 use crate::dto;
 use crate::receipts;
 use crate::routes::{
-    accounts, catalog as catalog_routes, games, health, keys, seating, statistics,
+    accounts, catalog as catalog_routes, games, health, keys, seating, statistics, vacation,
 };
 
 mod per_game;
@@ -58,9 +58,12 @@ pub fn spec() -> Value {
 /// A seat plan is one of a few closed shapes (`deny_unknown_fields`: `{"kind": "me"}` takes no
 /// other field), which utoipa does not say of an internally tagged enum's variants.
 fn closed_seat_plans(mut document: Value) -> Value {
-    if let Some(Value::Array(shapes)) = document.pointer_mut("/components/schemas/SeatPlan/oneOf") {
-        for shape in shapes.iter_mut().filter_map(Value::as_object_mut) {
-            shape.insert("additionalProperties".into(), Value::Bool(false));
+    for tagged in ["SeatPlan", "TimeControlPlan"] {
+        let pointer = format!("/components/schemas/{tagged}/oneOf");
+        if let Some(Value::Array(shapes)) = document.pointer_mut(&pointer) {
+            for shape in shapes.iter_mut().filter_map(Value::as_object_mut) {
+                shape.insert("additionalProperties".into(), Value::Bool(false));
+            }
         }
     }
     document
@@ -133,8 +136,10 @@ are of in `game`, the discriminator.",
         games::scorecard, games::export, statistics::statistics,
         health::healthz, health::readyz, keys::keys,
         accounts::create, accounts::me, accounts::mint, accounts::revoke,
+        accounts::sign_in_code, accounts::sign_in,
         seating::host, seating::inbox, seating::claim, seating::offer, seating::withdraw,
         seating::abort, seating::resign, seating::stream, seating::notices,
+        vacation::show, vacation::begin, vacation::end,
     ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
@@ -142,7 +147,10 @@ are of in `game`, the discriminator.",
         dto::CatalogGame, dto::Catalog, dto::GameSchemas, dto::ViewSchemas, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
         dto::LogHead, dto::GameFile, dto::ProblemDetails, dto::SeatHeader, dto::YouHeader, dto::TableResult,
         dto::TableEventData, dto::NoteData, dto::SeatData, dto::AbandonedData, dto::HostedData,
-        dto::SeatOfferedData, dto::SeatedData, dto::AbortedData, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
+        dto::SeatOfferedData, dto::SeatedData, dto::AbortedData, dto::ClockSetData, dto::VacationBeganData,
+        dto::RemindedData, dto::TimedOutData,
+        dto::NewClock, dto::TimeControlPlan, dto::OnTimeout, dto::ClockView, dto::SeatClockView,
+        dto::NewVacation, dto::VacationStatus, dto::SignInCode, dto::SignIn, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
         AnyAction, EventData, LoggedEventData,
         dto::NewAccount, dto::NewAccountToken, dto::Account, dto::AccountToken,
         dto::IssuedAccountToken, dto::CreatedAccount, dto::Me,

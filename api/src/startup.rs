@@ -21,6 +21,7 @@ use crate::routes;
 use crate::service::{AfterCommit, Clock, Parlour};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
+use crate::workers::clocks::ClockSweeper;
 use crate::workers::{LeaderJob, LeaderStatus, OutboxHandler, OutboxSettings, Workers};
 
 /// Largest request body accepted.
@@ -48,6 +49,11 @@ pub struct Settings {
     pub idempotency_key_lifetime: std::time::Duration,
     /// Whether every move must carry `If-Match` (else 428); off by default.
     pub require_preconditions: bool,
+    /// Each account's vacation days a calendar year (`service::DEFAULT_VACATION_DAYS`, 30).
+    pub vacation_days_per_year: u32,
+    /// Whether the leader sweeps the move clocks (`workers::clocks`); on by default. Tests
+    /// that drive the sweep themselves turn it off.
+    pub sweep_clocks: bool,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -77,6 +83,8 @@ impl Default for Settings {
             rate_limits: RateLimitSettings::default(),
             idempotency_key_lifetime: crate::service::DEFAULT_IDEMPOTENCY_KEY_LIFETIME,
             require_preconditions: false,
+            vacation_days_per_year: crate::service::DEFAULT_VACATION_DAYS,
+            sweep_clocks: true,
         }
     }
 }
@@ -177,7 +185,8 @@ impl Application {
         let mut parlour = Parlour::new(store.clone(), signer.clone().into_inner())
             .with_max_events(settings.max_events_per_game)
             .with_idempotency_lifetime(settings.idempotency_key_lifetime)
-            .with_required_preconditions(settings.require_preconditions);
+            .with_required_preconditions(settings.require_preconditions)
+            .with_vacation_days(settings.vacation_days_per_year);
         if let Some(clock) = hooks.clock {
             parlour = parlour.with_clock(clock);
         }
@@ -186,12 +195,16 @@ impl Application {
         }
         let service = web::Data::new(parlour);
         let running = service.clone().into_inner();
+        let mut leader_jobs = hooks.leader_jobs;
+        if settings.sweep_clocks {
+            leader_jobs.push(Arc::new(ClockSweeper::new(running.clone())));
+        }
         let workers = Workers {
             bus: Arc::new(Bus::new()),
             bus_settings: settings.bus,
             outbox: hooks.outbox,
             outbox_settings: settings.outbox,
-            leader_jobs: hooks.leader_jobs,
+            leader_jobs,
             leadership: Arc::new(LeaderStatus::default()),
         };
         let leadership = web::Data::from(workers.leadership.clone());
@@ -254,6 +267,11 @@ impl Application {
             store,
             workers,
         })
+    }
+
+    /// The service it serves (tests drive its clock sweep directly).
+    pub fn service(&self) -> Arc<Parlour> {
+        self.service.clone()
     }
 
     /// The port it listens on.

@@ -11,6 +11,7 @@
 pub mod british_birds;
 pub mod catalog;
 pub mod chance;
+pub mod clocks;
 pub mod engine;
 pub mod game;
 pub mod googly;

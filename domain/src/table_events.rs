@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::chance::Chance;
+use crate::clocks::{ClockRules, Clocks, Due, Moment, TimeControl, TimeoutPolicy};
 use crate::engine::{BadEvent, Decision, Recorded, Refused, Table};
-use crate::game::Seat;
+use crate::game::{Concession, Seat};
 
 /// What every table event's type starts with in the log.
 pub const PREFIX: &str = "table.";
@@ -75,6 +76,46 @@ pub enum TableEvent {
     },
     /// The host called the game off before its first move: it ends with no result.
     Aborted {},
+    /// The game is played on a move clock. Recorded once, with the table's opening entries.
+    ClockSet {
+        /// How much time each seat has.
+        control: TimeControl,
+        /// What happens when a seat's time runs out.
+        on_timeout: TimeoutPolicy,
+        /// Whether a player's vacation stops their clock in this game.
+        vacation: bool,
+    },
+    /// The seat has used 80 % of its time for this move: a fact for notifications, recorded
+    /// once per move.
+    Reminded {
+        /// The seat reminded.
+        seat: Seat,
+        /// When the reminder fell due, as the clock computes it from the log (so a reader
+        /// without the game's rules can see it was not early).
+        due: Moment,
+    },
+    /// The seat's time ran out. Under `default_move` its default action is recorded next, in
+    /// the same commit; under `forfeit` the game ends.
+    TimedOut {
+        /// The seat out of time.
+        seat: Seat,
+        /// Its deadline, as the clock computes it from the log (so a reader without the
+        /// game's rules can see the timeout was not early).
+        deadline: Moment,
+    },
+    /// The seat's player went on vacation: its clock stops until `until`, or until it comes
+    /// back early.
+    VacationBegan {
+        /// The seat.
+        seat: Seat,
+        /// When the vacation ends, in microseconds since the Unix epoch.
+        until: Moment,
+    },
+    /// The seat's player came back from vacation before its recorded end.
+    VacationEnded {
+        /// The seat.
+        seat: Seat,
+    },
 }
 
 /// Who may claim an offered seat.
@@ -177,6 +218,39 @@ pub enum TableRefusal {
     /// Nobody can resign from a game that has not begun: its host aborts it instead.
     #[error("the game is waiting for players; its host may abort it instead")]
     Waiting,
+    /// A clock event at a table without a clock.
+    #[error("this game has no move clock")]
+    NoClock,
+    /// A game's clock is chosen once, when it is created.
+    #[error("this game's clock is already set")]
+    AlreadyClocked,
+    /// The clock asked for cannot be used.
+    #[error("{0}")]
+    BadClock(String),
+    /// No bot can play a seat yet, so no clock may hand a seat to one.
+    #[error("no bot can take over a seat yet: choose default_move or forfeit")]
+    NoBots,
+    /// A timeout before the seat's deadline, or for a seat whose clock is not running.
+    #[error("{0}'s time has not run out")]
+    NotDue(Seat),
+    /// A reminder before 80 % of the seat's time, or a second one in the same move.
+    #[error("{0} is not due a reminder")]
+    NotRemindable(Seat),
+    /// Vacation does not stop the clocks of this game (its host disallowed it).
+    #[error("vacation does not stop the clocks in this game")]
+    NoVacation,
+    /// The seat's player is already on vacation.
+    #[error("{0} is already on vacation")]
+    AlreadyAway(Seat),
+    /// The seat's player is not on vacation.
+    #[error("{0} is not on vacation")]
+    NotAway(Seat),
+    /// The vacation would end before it begins.
+    #[error("a vacation ends after it begins")]
+    BadVacation,
+    /// A seat timed out under `default_move`: its default action comes next, and nothing else.
+    #[error("{0}'s default move must be recorded first")]
+    Defaulting(Seat),
 }
 
 /// A stored entry whose type says it is a table event, but whose data is not one.
@@ -197,6 +271,17 @@ pub enum TableOutcome {
     Resignation {
         /// The seat that resigned.
         seat: Seat,
+        /// Every seat ranked as the game stood, the resigning seat last.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        concession: Option<Concession>,
+    },
+    /// A seat's time ran out, and the game's clock forfeits it.
+    Forfeit {
+        /// The seat out of time.
+        seat: Seat,
+        /// Every seat ranked as the game stood, the forfeited seat last.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        concession: Option<Concession>,
     },
     /// The game was abandoned.
     Abandonment {
@@ -223,6 +308,11 @@ impl TableEvent {
             TableEvent::OfferWithdrawn { .. } => "offer_withdrawn",
             TableEvent::Seated { .. } => "seated",
             TableEvent::Aborted {} => "aborted",
+            TableEvent::ClockSet { .. } => "clock_set",
+            TableEvent::Reminded { .. } => "reminded",
+            TableEvent::TimedOut { .. } => "timed_out",
+            TableEvent::VacationBegan { .. } => "vacation_began",
+            TableEvent::VacationEnded { .. } => "vacation_ended",
         }
     }
 
@@ -270,6 +360,9 @@ pub struct TableState {
     players: usize,
     ended: Option<TableOutcome>,
     seating: Option<Seating>,
+    clocks: Option<Clocks>,
+    /// A seat that timed out under `default_move`, whose default action comes next.
+    defaulting: Option<Seat>,
 }
 
 impl TableState {
@@ -279,7 +372,19 @@ impl TableState {
             players,
             ended: None,
             seating: None,
+            clocks: None,
+            defaulting: None,
         }
+    }
+
+    /// The move clocks, in a game played on one.
+    pub fn clocks(&self) -> Option<&Clocks> {
+        self.clocks.as_ref()
+    }
+
+    /// The seat whose default move must be recorded next, after it timed out.
+    pub fn defaulting(&self) -> Option<Seat> {
+        self.defaulting
     }
 
     /// The seats of a game an account created; `None` for a game whose seats hold tokens.
@@ -297,6 +402,7 @@ impl TableState {
         if let Some(seating) = &mut self.seating {
             seating.moved = true;
         }
+        self.defaulting = None;
     }
 
     fn seat(&self, seat: Seat) -> Result<&SeatAtTable, TableRefusal> {
@@ -380,11 +486,20 @@ impl TableState {
         Ok(())
     }
 
-    /// Whether `event` may be recorded now, at a table whose game is over if `game_over`.
-    /// The same check runs when the event is first recorded and when an audit replays it.
-    pub fn admit(&self, event: &TableEvent, game_over: bool) -> Result<(), TableRefusal> {
+    /// Whether `event` may be recorded at `at`, at a table whose game is over if
+    /// `game_over`. The same check runs when the event is first recorded and when an audit
+    /// replays it with the time the log recorded.
+    pub fn admit(
+        &self,
+        event: &TableEvent,
+        game_over: bool,
+        at: Moment,
+    ) -> Result<(), TableRefusal> {
         if game_over || self.ended.is_some() {
             return Err(TableRefusal::GameOver);
+        }
+        if let Some(seat) = self.defaulting {
+            return Err(TableRefusal::Defaulting(seat));
         }
         match event {
             TableEvent::Note { text } | TableEvent::Abandoned { reason: text } => {
@@ -406,16 +521,67 @@ impl TableState {
             | TableEvent::OfferWithdrawn { .. }
             | TableEvent::Seated { .. }
             | TableEvent::Aborted {} => self.admit_seating(event)?,
+            TableEvent::ClockSet {
+                control,
+                on_timeout,
+                ..
+            } => {
+                if self.clocks.is_some() {
+                    return Err(TableRefusal::AlreadyClocked);
+                }
+                control.check().map_err(TableRefusal::BadClock)?;
+                if *on_timeout == TimeoutPolicy::Bot {
+                    return Err(TableRefusal::NoBots);
+                }
+            }
+            TableEvent::Reminded { seat, due } => {
+                let clock = self.clock_of(*seat)?;
+                if clock.reminder_due() != Some(*due) || *due > at {
+                    return Err(TableRefusal::NotRemindable(*seat));
+                }
+            }
+            TableEvent::TimedOut { seat, deadline } => {
+                let clock = self.clock_of(*seat)?;
+                if clock.deadline() != Some(*deadline) || *deadline > at {
+                    return Err(TableRefusal::NotDue(*seat));
+                }
+            }
+            TableEvent::VacationBegan { seat, until } => {
+                let clock = self.clock_of(*seat)?;
+                if !self.clocks.as_ref().is_some_and(|c| c.rules.vacation) {
+                    return Err(TableRefusal::NoVacation);
+                }
+                if clock.away_at(at) {
+                    return Err(TableRefusal::AlreadyAway(*seat));
+                }
+                if *until <= at {
+                    return Err(TableRefusal::BadVacation);
+                }
+            }
+            TableEvent::VacationEnded { seat } => {
+                if !self.clock_of(*seat)?.away_at(at) {
+                    return Err(TableRefusal::NotAway(*seat));
+                }
+            }
         }
         Ok(())
     }
 
-    /// Folds one table event in. Events come from [`TableState::admit`] or a log of them.
-    pub fn apply(&mut self, event: &TableEvent) {
+    fn clock_of(&self, seat: Seat) -> Result<&crate::clocks::SeatClock, TableRefusal> {
+        let clocks = self.clocks.as_ref().ok_or(TableRefusal::NoClock)?;
+        clocks.seat(seat).ok_or(TableRefusal::NoSuchSeat(seat))
+    }
+
+    /// Folds one table event in, recorded at `at`. Events come from [`TableState::admit`] or
+    /// a log of them.
+    pub fn apply(&mut self, event: &TableEvent, at: Moment) {
         match event {
             TableEvent::Note { .. } => {}
             TableEvent::Resigned { seat } => {
-                self.ended = Some(TableOutcome::Resignation { seat: *seat });
+                self.ended = Some(TableOutcome::Resignation {
+                    seat: *seat,
+                    concession: None,
+                });
             }
             TableEvent::Abandoned { reason } => {
                 self.ended = Some(TableOutcome::Abandonment {
@@ -456,6 +622,79 @@ impl TableState {
                 }
             }
             TableEvent::Aborted {} => self.ended = Some(TableOutcome::Abort),
+            TableEvent::ClockSet {
+                control,
+                on_timeout,
+                vacation,
+            } => {
+                let rules = ClockRules {
+                    control: *control,
+                    on_timeout: *on_timeout,
+                    vacation: *vacation,
+                };
+                self.clocks = Some(Clocks::new(rules, self.players));
+            }
+            TableEvent::Reminded { seat, .. } => {
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.remind(*seat);
+                }
+            }
+            TableEvent::TimedOut { seat, .. } => {
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.run_out(*seat);
+                    match clocks.rules.on_timeout {
+                        TimeoutPolicy::DefaultMove | TimeoutPolicy::Bot => {
+                            self.defaulting = Some(*seat);
+                        }
+                        TimeoutPolicy::Forfeit => {
+                            self.ended = Some(TableOutcome::Forfeit {
+                                seat: *seat,
+                                concession: None,
+                            });
+                        }
+                    }
+                }
+            }
+            TableEvent::VacationBegan { seat, until } => {
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.leave(*seat, at, *until);
+                }
+            }
+            TableEvent::VacationEnded { seat } => {
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.come_back(*seat, at);
+                }
+            }
+        }
+    }
+
+    /// Settles the clocks after a batch recorded at `at`: `owing` owe a move now, and
+    /// `mover` just made one.
+    fn settle(&mut self, owing: &[Seat], mover: Option<Seat>, at: Moment) {
+        if let Some(clocks) = &mut self.clocks {
+            clocks.settle(owing, mover, at);
+        }
+    }
+
+    /// Fills in the concession of a seat that resigned or was forfeited, as the game stood.
+    fn conclude(&mut self, concede: impl FnOnce(Seat) -> Concession) {
+        match &mut self.ended {
+            Some(
+                TableOutcome::Resignation { seat, concession }
+                | TableOutcome::Forfeit { seat, concession },
+            ) if concession.is_none() => *concession = Some(concede(*seat)),
+            _ => {}
+        }
+    }
+
+    /// Turns a seat's pending default move into a forfeit, when the game has no default for
+    /// it (it never happens for a seat the game waits for, but the log must not stall).
+    fn forfeit_defaulting(&mut self) {
+        if let Some(seat) = self.defaulting.take() {
+            self.ended = Some(TableOutcome::Forfeit {
+                seat,
+                concession: None,
+            });
         }
     }
 
@@ -492,6 +731,15 @@ pub struct Sitting {
     pub table: TableState,
 }
 
+/// When, and after whose move, a batch of entries was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// When the batch was recorded.
+    pub at: Moment,
+    /// The seat whose move the batch is, if it is one.
+    pub mover: Option<Seat>,
+}
+
 /// A stored entry that fits neither the game nor the table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BadEntry {
@@ -512,22 +760,78 @@ impl Sitting {
         }
     }
 
-    /// Applies one stored entry, to the table or to the game as its type says.
-    pub fn apply_entry(&mut self, entry: &Recorded) -> Result<(), BadEntry> {
-        if TableEvent::is_table_kind(&entry.kind) {
-            self.table.apply(&TableEvent::from_recorded(entry)?);
-        } else {
-            self.rules.apply_recorded(entry)?;
-            self.table.game_event_applied();
+    /// Applies one batch of stored entries recorded together at `stamp.at`: a table event
+    /// alone, or the events one decision gave. Each goes to the table or to the game as its
+    /// type says; then the clocks see who owes a move. The clocks are settled once per batch
+    /// because a batch's intermediate states are not moments anyone waited in.
+    pub fn apply_batch(&mut self, entries: &[Recorded], stamp: Stamp) -> Result<(), BadEntry> {
+        for entry in entries {
+            if TableEvent::is_table_kind(&entry.kind) {
+                self.table_event(&TableEvent::from_recorded(entry)?, stamp.at);
+            } else {
+                self.rules.apply_recorded(entry)?;
+                self.table.game_event_applied();
+            }
         }
+        self.settle(stamp);
         Ok(())
     }
 
-    /// Applies a move the rules decided, as [`Sitting::apply_entry`] applies its events from
-    /// the log: the table learns that a move was made.
-    pub fn apply_decision(&mut self, decision: Decision) {
+    /// Applies a move the rules decided, as [`Sitting::apply_batch`] applies its events from
+    /// the log: the table learns that a move was made, and the clocks who owes the next one.
+    pub fn apply_decision(&mut self, decision: Decision, stamp: Stamp) {
         self.rules.apply(decision);
         self.table.game_event_applied();
+        self.settle(stamp);
+    }
+
+    /// Applies a table event admitted at `at` (see [`Sitting::admit`]).
+    pub fn apply_table(&mut self, event: &TableEvent, at: Moment) {
+        self.table_event(event, at);
+        self.settle(Stamp { at, mover: None });
+    }
+
+    fn table_event(&mut self, event: &TableEvent, at: Moment) {
+        self.table.apply(event, at);
+        if let TableEvent::TimedOut { seat, .. } = event {
+            if self.table.defaulting() == Some(*seat) && self.rules.default_action(*seat).is_none()
+            {
+                self.table.forfeit_defaulting();
+            }
+        }
+        let rules = &self.rules;
+        self.table.conclude(|seat| rules.concede(seat));
+    }
+
+    fn settle(&mut self, stamp: Stamp) {
+        let owing = self.to_act();
+        self.table.settle(&owing, stamp.mover, stamp.at);
+    }
+
+    /// What is due on the clocks at `at` (nothing once the game is over).
+    pub fn due(&self, at: Moment) -> Vec<Due> {
+        match self.table.clocks() {
+            Some(clocks) if !self.is_over() => clocks.due(at),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The earliest moment something falls due on the clocks, while the game goes on.
+    pub fn next_due(&self) -> Option<Moment> {
+        match self.table.clocks() {
+            Some(clocks) if !self.is_over() => clocks.next_due(),
+            _ => None,
+        }
+    }
+
+    /// When `seat`'s time runs out, if its clock runs.
+    pub fn deadline(&self, seat: Seat) -> Option<Moment> {
+        // The clock first: most games have none, and `is_over` asks the rules for an outcome.
+        let clock = self.table.clocks()?.seat(seat)?;
+        if self.is_over() {
+            return None;
+        }
+        clock.deadline()
     }
 
     /// Whether the game is over, by its rules or at the table.
@@ -557,12 +861,15 @@ impl Sitting {
         }
     }
 
-    /// Decides a move: refused once the table has ended the game, else as the rules decide.
+    /// Decides a move made at `at`: refused once the table has ended the game, while it
+    /// waits for players, after the seat's time ran out, and (after a timeout) for anything
+    /// but the timed-out seat's default action; else as the rules decide.
     pub fn decide(
         &self,
         seat: Seat,
         action: &Value,
         chance: &mut Chance,
+        at: Moment,
     ) -> Result<Decision, Refused> {
         if self.table.ended().is_some() {
             return Err(Refused::NotYourMove {
@@ -576,12 +883,25 @@ impl Sitting {
                 message: "the game has not begun: some seats are still empty".into(),
             });
         }
+        if let Some(defaulting) = self.table.defaulting() {
+            if seat != defaulting || self.rules.default_action(seat).as_ref() != Some(action) {
+                return Err(Refused::NotYourMove {
+                    rule: "default-move-pending",
+                    message: format!("{defaulting} timed out: its default move comes next"),
+                });
+            }
+        } else if self.deadline(seat).is_some_and(|deadline| deadline <= at) {
+            return Err(Refused::NotYourMove {
+                rule: "out-of-time",
+                message: format!("{seat}'s time for this move has run out"),
+            });
+        }
         self.rules.decide(seat, action, chance)
     }
 
-    /// Whether `event` may be recorded at the table now.
-    pub fn admit(&self, event: &TableEvent) -> Result<(), TableRefusal> {
-        self.table.admit(event, self.rules.outcome().is_some())
+    /// Whether `event` may be recorded at the table at `at`.
+    pub fn admit(&self, event: &TableEvent, at: Moment) -> Result<(), TableRefusal> {
+        self.table.admit(event, self.rules.outcome().is_some(), at)
     }
 }
 
@@ -589,6 +909,12 @@ impl Sitting {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    const NOW: Moment = Moment(1_800_000_000_000_000);
+    const STAMP: Stamp = Stamp {
+        at: NOW,
+        mover: None,
+    };
 
     #[test]
     fn a_note_is_stored_under_the_table_prefix_and_read_back_exactly() {
@@ -621,22 +947,25 @@ mod tests {
     fn a_resignation_ends_the_game_and_nobody_is_waited_for() {
         let mut table = TableState::new(3);
         let resign = TableEvent::Resigned { seat: Seat(1) };
-        assert_eq!(table.admit(&resign, false), Ok(()));
-        table.apply(&resign);
+        assert_eq!(table.admit(&resign, false, NOW), Ok(()));
+        table.apply(&resign, NOW);
         assert_eq!(
             table.ended(),
-            Some(&TableOutcome::Resignation { seat: Seat(1) })
+            Some(&TableOutcome::Resignation {
+                seat: Seat(1),
+                concession: None
+            })
         );
         assert!(table.narrow(vec![Seat(0), Seat(2)]).is_empty());
         let note = TableEvent::Note { text: "gg".into() };
-        assert_eq!(table.admit(&note, false), Err(TableRefusal::GameOver));
+        assert_eq!(table.admit(&note, false, NOW), Err(TableRefusal::GameOver));
     }
 
     #[test]
     fn nothing_is_recorded_at_a_table_whose_game_is_over() {
         let table = TableState::new(2);
         let note = TableEvent::Note { text: "hi".into() };
-        assert_eq!(table.admit(&note, true), Err(TableRefusal::GameOver));
+        assert_eq!(table.admit(&note, true, NOW), Err(TableRefusal::GameOver));
     }
 
     #[test]
@@ -644,7 +973,7 @@ mod tests {
         let table = TableState::new(2);
         let resign = TableEvent::Resigned { seat: Seat(2) };
         assert_eq!(
-            table.admit(&resign, false),
+            table.admit(&resign, false, NOW),
             Err(TableRefusal::NoSuchSeat(Seat(2)))
         );
     }
@@ -654,12 +983,12 @@ mod tests {
         let table = TableState::new(2);
         for text in ["", "a\u{0}b", &"x".repeat(MAX_NOTE_CHARS + 1)] {
             let note = TableEvent::Note { text: text.into() };
-            assert_eq!(table.admit(&note, false), Err(TableRefusal::BadNote));
+            assert_eq!(table.admit(&note, false, NOW), Err(TableRefusal::BadNote));
         }
         let longest = TableEvent::Note {
             text: "é".repeat(MAX_NOTE_CHARS),
         };
-        assert_eq!(table.admit(&longest, false), Ok(()));
+        assert_eq!(table.admit(&longest, false, NOW), Ok(()));
     }
 
     fn girl_for_two() -> Sitting {
@@ -679,7 +1008,10 @@ mod tests {
         let mut sitting = girl_for_two();
         let before = sitting.rules.to_act();
         let note = TableEvent::Note { text: "hi".into() }.to_recorded();
-        assert_eq!(sitting.apply_entry(&note), Ok(()));
+        assert_eq!(
+            sitting.apply_batch(std::slice::from_ref(&note), STAMP),
+            Ok(())
+        );
         assert_eq!(sitting.to_act(), before);
         assert!(!sitting.is_over());
         // The game itself would refuse the entry: it was never shown it.
@@ -693,21 +1025,30 @@ mod tests {
         let offered = sitting.legal_actions(seat);
         assert!(!offered.is_empty());
         let resign = TableEvent::Resigned { seat: Seat(1) };
-        assert_eq!(sitting.admit(&resign), Ok(()));
-        sitting.apply_entry(&resign.to_recorded()).unwrap();
+        assert_eq!(sitting.admit(&resign, NOW), Ok(()));
+        sitting.apply_batch(&[resign.to_recorded()], STAMP).unwrap();
         assert!(sitting.is_over());
         assert!(sitting.to_act().is_empty());
         assert!(sitting.legal_actions(seat).is_empty());
         assert_eq!(
             sitting.outcome(),
-            Some(json!({"ended_by": "resignation", "seat": 1}))
+            Some(json!({
+                "ended_by": "resignation",
+                "seat": 1,
+                "concession": sitting.rules.concede(Seat(1)),
+            }))
         );
         let action = crate::playout::instantiate(
             &offered[0],
             &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(1),
         );
         let refused = sitting
-            .decide(seat, &action, &mut Chance::new(crate::Seed([7; 32]), 9))
+            .decide(
+                seat,
+                &action,
+                &mut Chance::new(crate::Seed([7; 32]), 9),
+                NOW,
+            )
             .map(|_| ());
         assert!(
             matches!(
@@ -723,7 +1064,10 @@ mod tests {
 
     #[test]
     fn the_outcome_of_a_table_ending_is_tagged_by_how_it_ended() {
-        let outcome = TableOutcome::Resignation { seat: Seat(0) };
+        let outcome = TableOutcome::Resignation {
+            seat: Seat(0),
+            concession: None,
+        };
         assert_eq!(
             serde_json::to_value(outcome).unwrap(),
             json!({"ended_by": "resignation", "seat": 0})
@@ -747,8 +1091,8 @@ mod tests {
                 to: Offer::Anyone {},
             },
         ] {
-            assert_eq!(sitting.admit(&event), Ok(()), "{event:?}");
-            sitting.apply_entry(&event.to_recorded()).unwrap();
+            assert_eq!(sitting.admit(&event, NOW), Ok(()), "{event:?}");
+            sitting.apply_batch(&[event.to_recorded()], STAMP).unwrap();
         }
         sitting
     }
@@ -767,7 +1111,9 @@ mod tests {
         assert!(sitting.table.waiting());
         assert!(sitting.to_act().is_empty());
         assert!(sitting.legal_actions(Seat(0)).is_empty());
-        sitting.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
+        sitting
+            .apply_batch(&[seat(1, "bea").to_recorded()], STAMP)
+            .unwrap();
         assert!(!sitting.table.waiting());
         assert_eq!(sitting.to_act(), sitting.rules.to_act());
         assert_eq!(
@@ -780,12 +1126,14 @@ mod tests {
     fn a_taken_seat_cannot_be_claimed_again_and_one_account_plays_one_seat() {
         let mut sitting = hosted_girl_for_two();
         assert_eq!(
-            sitting.admit(&seat(1, "ann")),
+            sitting.admit(&seat(1, "ann"), NOW),
             Err(TableRefusal::AlreadySeated(Seat(0)))
         );
-        sitting.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
+        sitting
+            .apply_batch(&[seat(1, "bea").to_recorded()], STAMP)
+            .unwrap();
         assert_eq!(
-            sitting.admit(&seat(1, "cat")),
+            sitting.admit(&seat(1, "cat"), NOW),
             Err(TableRefusal::SeatTaken(Seat(1)))
         );
     }
@@ -799,26 +1147,28 @@ mod tests {
                 account: "bea".into(),
             },
         };
-        sitting.apply_entry(&offer.to_recorded()).unwrap();
+        sitting.apply_batch(&[offer.to_recorded()], STAMP).unwrap();
         assert_eq!(
-            sitting.admit(&seat(1, "cat")),
+            sitting.admit(&seat(1, "cat"), NOW),
             Err(TableRefusal::NotOfferedToYou(Seat(1)))
         );
-        assert_eq!(sitting.admit(&seat(1, "bea")), Ok(()));
+        assert_eq!(sitting.admit(&seat(1, "bea"), NOW), Ok(()));
     }
 
     #[test]
     fn a_withdrawn_offer_leaves_the_seat_unclaimable_until_offered_again() {
         let mut sitting = hosted_girl_for_two();
         let withdraw = TableEvent::OfferWithdrawn { seat: Seat(1) };
-        assert_eq!(sitting.admit(&withdraw), Ok(()));
-        sitting.apply_entry(&withdraw.to_recorded()).unwrap();
+        assert_eq!(sitting.admit(&withdraw, NOW), Ok(()));
+        sitting
+            .apply_batch(&[withdraw.to_recorded()], STAMP)
+            .unwrap();
         assert_eq!(
-            sitting.admit(&seat(1, "bea")),
+            sitting.admit(&seat(1, "bea"), NOW),
             Err(TableRefusal::NotOffered(Seat(1)))
         );
         assert_eq!(
-            sitting.admit(&withdraw),
+            sitting.admit(&withdraw, NOW),
             Err(TableRefusal::NotOffered(Seat(1)))
         );
     }
@@ -829,46 +1179,62 @@ mod tests {
             seat: Seat(1),
             to: Offer::Anyone {},
         };
-        assert_eq!(girl_for_two().admit(&offer), Err(TableRefusal::NotHosted));
+        assert_eq!(
+            girl_for_two().admit(&offer, NOW),
+            Err(TableRefusal::NotHosted)
+        );
         let mut sitting = hosted_girl_for_two();
-        sitting.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
-        assert_eq!(sitting.admit(&offer), Err(TableRefusal::Begun));
+        sitting
+            .apply_batch(&[seat(1, "bea").to_recorded()], STAMP)
+            .unwrap();
+        assert_eq!(sitting.admit(&offer, NOW), Err(TableRefusal::Begun));
         let again = TableEvent::Hosted {
             account: "x".into(),
             name: "X".into(),
         };
-        assert_eq!(sitting.admit(&again), Err(TableRefusal::AlreadyHosted));
+        assert_eq!(sitting.admit(&again, NOW), Err(TableRefusal::AlreadyHosted));
     }
 
     #[test]
     fn a_game_may_be_aborted_before_its_first_move_and_not_after() {
         let mut waiting = hosted_girl_for_two();
-        assert_eq!(waiting.admit(&TableEvent::Aborted {}), Ok(()));
+        assert_eq!(waiting.admit(&TableEvent::Aborted {}, NOW), Ok(()));
         assert_eq!(
-            waiting.admit(&TableEvent::Resigned { seat: Seat(0) }),
+            waiting.admit(&TableEvent::Resigned { seat: Seat(0) }, NOW),
             Err(TableRefusal::Waiting)
         );
         waiting
-            .apply_entry(&TableEvent::Aborted {}.to_recorded())
+            .apply_batch(&[TableEvent::Aborted {}.to_recorded()], STAMP)
             .unwrap();
         assert!(waiting.is_over());
         assert_eq!(waiting.outcome(), Some(json!({"ended_by": "abort"})));
 
         let mut begun = hosted_girl_for_two();
-        begun.apply_entry(&seat(1, "bea").to_recorded()).unwrap();
+        begun
+            .apply_batch(&[seat(1, "bea").to_recorded()], STAMP)
+            .unwrap();
         let mover = begun.to_act()[0];
         let action = crate::playout::instantiate(
             &begun.legal_actions(mover)[0],
             &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(1),
         );
         let decision = begun
-            .decide(mover, &action, &mut Chance::new(crate::Seed([7; 32]), 9))
+            .decide(
+                mover,
+                &action,
+                &mut Chance::new(crate::Seed([7; 32]), 9),
+                NOW,
+            )
             .unwrap();
-        for event in decision.events {
-            begun.apply_entry(&event).unwrap();
-        }
+        begun.apply_decision(
+            decision,
+            Stamp {
+                at: NOW,
+                mover: Some(mover),
+            },
+        );
         assert_eq!(
-            begun.admit(&TableEvent::Aborted {}),
+            begun.admit(&TableEvent::Aborted {}, NOW),
             Err(TableRefusal::Begun)
         );
     }
@@ -881,6 +1247,7 @@ mod tests {
                 Seat(0),
                 &json!({"type": "anything"}),
                 &mut Chance::new(crate::Seed([7; 32]), 9),
+                NOW,
             )
             .map(|_| ());
         assert!(
@@ -893,5 +1260,189 @@ mod tests {
             ),
             "{refused:?}"
         );
+    }
+
+    fn clocked_girl_for_two(on_timeout: TimeoutPolicy) -> Sitting {
+        let mut sitting = girl_for_two();
+        let clock = TableEvent::ClockSet {
+            control: TimeControl::Correspondence { days: 2 },
+            on_timeout,
+            vacation: true,
+        };
+        assert_eq!(sitting.admit(&clock, NOW), Ok(()));
+        sitting.apply_table(&clock, NOW);
+        sitting
+    }
+
+    const DAY: i64 = crate::clocks::DAY;
+
+    #[test]
+    fn a_clocked_game_runs_the_clock_of_every_seat_it_waits_for() {
+        let sitting = clocked_girl_for_two(TimeoutPolicy::Forfeit);
+        for seat in sitting.to_act() {
+            assert_eq!(sitting.deadline(seat), Some(NOW.plus(2 * DAY)));
+        }
+        assert_eq!(sitting.next_due(), Some(NOW.plus(2 * DAY / 5 * 4)));
+    }
+
+    #[test]
+    fn a_timeout_before_the_deadline_is_refused_and_one_after_it_forfeits_the_seat() {
+        let mut sitting = clocked_girl_for_two(TimeoutPolicy::Forfeit);
+        let seat = sitting.to_act()[0];
+        let late = NOW.plus(2 * DAY);
+        let timeout = TableEvent::TimedOut {
+            seat,
+            deadline: late,
+        };
+        let early = NOW.plus(2 * DAY - 1);
+        assert_eq!(
+            sitting.admit(&timeout, early),
+            Err(TableRefusal::NotDue(seat))
+        );
+        let forged = TableEvent::TimedOut {
+            seat,
+            deadline: early,
+        };
+        assert_eq!(
+            sitting.admit(&forged, late),
+            Err(TableRefusal::NotDue(seat))
+        );
+        assert_eq!(sitting.due(late)[0], Due::Timeout(seat));
+        assert_eq!(sitting.admit(&timeout, late), Ok(()));
+        sitting.apply_table(&timeout, late);
+        assert!(sitting.is_over());
+        assert_eq!(
+            sitting.outcome(),
+            Some(json!({
+                "ended_by": "forfeit",
+                "seat": seat.0,
+                "concession": sitting.rules.concede(seat),
+            }))
+        );
+        assert_eq!(sitting.next_due(), None);
+    }
+
+    #[test]
+    fn a_move_after_the_deadline_is_refused_as_out_of_time() {
+        let sitting = clocked_girl_for_two(TimeoutPolicy::Forfeit);
+        let seat = sitting.to_act()[0];
+        let action = sitting.rules.default_action(seat).unwrap();
+        let mut chance = Chance::new(crate::Seed([7; 32]), 9);
+        let late = sitting.decide(seat, &action, &mut chance, NOW.plus(2 * DAY));
+        assert!(
+            matches!(
+                late,
+                Err(Refused::NotYourMove {
+                    rule: "out-of-time",
+                    ..
+                })
+            ),
+            "{:?}",
+            late.map(|_| ())
+        );
+        let in_time = sitting.decide(seat, &action, &mut chance, NOW.plus(2 * DAY - 1));
+        assert!(in_time.is_ok());
+    }
+
+    #[test]
+    fn under_default_move_only_the_seats_default_action_may_follow_its_timeout() {
+        let mut sitting = clocked_girl_for_two(TimeoutPolicy::DefaultMove);
+        let seat = sitting.to_act()[0];
+        let late = NOW.plus(2 * DAY);
+        let timeout = TableEvent::TimedOut {
+            seat,
+            deadline: late,
+        };
+        assert_eq!(sitting.admit(&timeout, late), Ok(()));
+        sitting.apply_table(&timeout, late);
+        assert!(!sitting.is_over());
+        let note = TableEvent::Note { text: "hm".into() };
+        assert_eq!(
+            sitting.admit(&note, late),
+            Err(TableRefusal::Defaulting(seat))
+        );
+        let default = sitting.rules.default_action(seat).unwrap();
+        let mut chance = Chance::new(crate::Seed([7; 32]), 9);
+        let others: Vec<Value> = sitting
+            .legal_actions(seat)
+            .iter()
+            .map(|template| {
+                crate::playout::instantiate(
+                    template,
+                    &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(3),
+                )
+            })
+            .filter(|action| *action != default)
+            .collect();
+        if let Some(other) = others.first() {
+            assert!(sitting.decide(seat, other, &mut chance, late).is_err());
+        }
+        let decision = sitting.decide(seat, &default, &mut chance, late).unwrap();
+        sitting.apply_decision(
+            decision,
+            Stamp {
+                at: late,
+                mover: Some(seat),
+            },
+        );
+        assert_eq!(sitting.table.defaulting(), None);
+        assert_eq!(sitting.admit(&note, late), Ok(()));
+    }
+
+    #[test]
+    fn a_reminder_is_admitted_once_per_move_and_only_from_eighty_percent() {
+        let mut sitting = clocked_girl_for_two(TimeoutPolicy::Forfeit);
+        let seat = sitting.to_act()[0];
+        let due = NOW.plus(2 * DAY / 5 * 4);
+        let reminder = TableEvent::Reminded { seat, due };
+        assert_eq!(
+            sitting.admit(&reminder, due.plus(-1)),
+            Err(TableRefusal::NotRemindable(seat))
+        );
+        assert_eq!(sitting.admit(&reminder, due), Ok(()));
+        sitting.apply_table(&reminder, due);
+        assert_eq!(
+            sitting.admit(&reminder, due.plus(1)),
+            Err(TableRefusal::NotRemindable(seat))
+        );
+    }
+
+    #[test]
+    fn a_vacation_moves_the_deadline_and_is_refused_where_the_host_disallowed_it() {
+        let mut sitting = clocked_girl_for_two(TimeoutPolicy::Forfeit);
+        let seat = sitting.to_act()[0];
+        let leave = NOW.plus(DAY);
+        let away = TableEvent::VacationBegan {
+            seat,
+            until: leave.plus(7 * DAY),
+        };
+        assert_eq!(sitting.admit(&away, leave), Ok(()));
+        sitting.apply_table(&away, leave);
+        assert_eq!(sitting.deadline(seat), Some(leave.plus(8 * DAY)));
+        assert_eq!(
+            sitting.admit(&away, leave),
+            Err(TableRefusal::AlreadyAway(seat))
+        );
+        let back = TableEvent::VacationEnded { seat };
+        assert_eq!(sitting.admit(&back, leave.plus(DAY)), Ok(()));
+
+        let mut strict = girl_for_two();
+        let clock = TableEvent::ClockSet {
+            control: TimeControl::Correspondence { days: 2 },
+            on_timeout: TimeoutPolicy::Forfeit,
+            vacation: false,
+        };
+        strict.apply_table(&clock, NOW);
+        assert_eq!(strict.admit(&away, leave), Err(TableRefusal::NoVacation));
+    }
+
+    #[test]
+    fn no_clock_may_hand_a_seat_to_a_bot_yet() {
+        let clock = TableEvent::ClockSet {
+            control: TimeControl::Correspondence { days: 2 },
+            on_timeout: TimeoutPolicy::Bot,
+            vacation: true,
+        };
+        assert_eq!(girl_for_two().admit(&clock, NOW), Err(TableRefusal::NoBots));
     }
 }

@@ -384,7 +384,114 @@ async fn a_revocation_through_one_instance_holds_at_once_on_another(a: TestApp) 
     assert_refused(a.request(Method::GET, "/v1/me", Some(&first), None).await).await;
 }
 
+async fn sign_in(app: &TestApp, code: &str, name: &str) -> Response {
+    app.request(
+        Method::POST,
+        "/v1/accounts/sign-in",
+        None,
+        Some(&json!({"code": code, "token_name": name})),
+    )
+    .await
+}
+
+async fn a_second_device_signs_in_once_with_a_code_from_the_first(app: TestApp) {
+    let (created, phone) = create_account(&app, &json!({"name": "Ann"})).await;
+    let res = app
+        .request(Method::POST, "/v1/me/sign-in-codes", Some(&phone), None)
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(
+        res.headers()
+            .get("cache-control")
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        "no-store"
+    );
+    let issued: Value = res.json().await.unwrap();
+    let code = issued["code"].as_str().unwrap().to_string();
+    assert!(code.starts_with("signin_"), "{issued}");
+    assert_eq!(issued["redeem"], "/v1/accounts/sign-in");
+    // Only its hash is kept.
+    let sql = "SELECT COUNT(*) FROM sign_in_codes WHERE code_hash = $1";
+    let kept: i64 = match app.database_url.starts_with("sqlite") {
+        true => {
+            let pool = sqlx::SqlitePool::connect(&app.database_url).await.unwrap();
+            sqlx::query_scalar(sql)
+                .bind(token_hash(&code))
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+        false => {
+            let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+            sqlx::query_scalar(sql)
+                .bind(token_hash(&code))
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(kept, 1);
+
+    let res = sign_in(&app, &code, "laptop").await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let signed_in: Value = res.json().await.unwrap();
+    assert_eq!(signed_in["account"]["id"], created["account"]["id"]);
+    let laptop = signed_in["token"]["secret"].as_str().unwrap().to_string();
+    let listed = me(&app, &laptop).await;
+    assert_eq!(listed["account"]["id"], created["account"]["id"]);
+    assert_eq!(listed["tokens"].as_array().unwrap().len(), 2);
+
+    // Once only, and nothing else opens anything.
+    assert_refused(sign_in(&app, &code, "tablet").await).await;
+    assert_refused(sign_in(&app, "signin_000000000000000000000000", "tablet").await).await;
+    assert_refused(sign_in(&app, &phone, "tablet").await).await;
+    assert_eq!(
+        me(&app, &phone).await["tokens"].as_array().unwrap().len(),
+        2
+    );
+
+    // A code dies with the token that asked for it.
+    let res = app
+        .request(Method::POST, "/v1/me/sign-in-codes", Some(&phone), None)
+        .await;
+    let orphan = res.json::<Value>().await.unwrap()["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let phone_id = me(&app, &phone).await["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["current"] == true)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        revoke(&app, &laptop, &phone_id).await.status(),
+        StatusCode::NO_CONTENT
+    );
+    assert_refused(sign_in(&app, &orphan, "tablet").await).await;
+    // And a bad name is refused before the code is used.
+    let res = app
+        .request(Method::POST, "/v1/me/sign-in-codes", Some(&laptop), None)
+        .await;
+    let fresh = res.json::<Value>().await.unwrap()["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let res = sign_in(&app, &fresh, "").await;
+    assert_problem(res, StatusCode::BAD_REQUEST, "invalid-text").await;
+    assert_eq!(
+        sign_in(&app, &fresh, "tablet").await.status(),
+        StatusCode::CREATED
+    );
+}
+
 on_both_backends!(
+    a_second_device_signs_in_once_with_a_code_from_the_first,
     an_account_is_created_with_a_first_token_shown_once_and_kept_as_a_hash,
     each_minted_token_opens_the_account_and_is_listed_without_its_secret,
     a_revoked_token_is_refused_at_once_and_can_neither_mint_nor_revoke,

@@ -7,8 +7,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jsonschema::{Draft, Validator};
 use parlour::openapi::{event_data_component, part_component, Part, Variant};
+use parlour_domain::clocks::{Moment, TimeControl, TimeoutPolicy};
 use parlour_domain::table_events::{TableEvent, TableOutcome};
-use parlour_domain::{catalog, Seat};
+use parlour_domain::{catalog, Concession, Seat};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use reqwest::{Method, StatusCode};
@@ -227,8 +228,10 @@ fn every_operation_has_its_own_id() {
     }
     // 17, the four of accounts (createAccount, getMe, createAccountToken,
     // revokeAccountToken), and the nine of hosted tables (hostGame, getMyGames, claimSeat,
-    // offerSeat, withdrawSeatOffer, abortGame, resign, streamMyNotices, getMyNotices).
-    assert_eq!(ids.len(), 30, "{ids:?}");
+    // offerSeat, withdrawSeatOffer, abortGame, resign, streamMyNotices, getMyNotices), and the
+    // three of vacation (getMyVacation, beginVacation, endVacation), and the two of signing in
+    // on a second device (createSignInCode, signIn).
+    assert_eq!(ids.len(), 35, "{ids:?}");
 }
 
 #[test]
@@ -523,8 +526,17 @@ fn the_readme_bodies_are_valid_against_the_document() {
 #[test]
 fn the_table_types_are_what_the_domain_writes() {
     let mut schemas = Schemas::new(document());
+    let concession = || Some(Concession::by_points(Seat(1), vec![4, 1], "points"));
     for outcome in [
-        TableOutcome::Resignation { seat: Seat(1) },
+        TableOutcome::Resignation {
+            seat: Seat(1),
+            concession: concession(),
+        },
+        TableOutcome::Forfeit {
+            seat: Seat(1),
+            concession: concession(),
+        },
+        TableOutcome::Abort,
         TableOutcome::Abandonment {
             reason: "rain".into(),
         },
@@ -542,6 +554,33 @@ fn the_table_types_are_what_the_domain_writes() {
         TableEvent::Abandoned {
             reason: "rain".into(),
         },
+        TableEvent::ClockSet {
+            control: TimeControl::Bank {
+                initial_hours: 24,
+                increment_hours: 2,
+                max_hours: 48,
+            },
+            on_timeout: TimeoutPolicy::DefaultMove,
+            vacation: false,
+        },
+        TableEvent::ClockSet {
+            control: TimeControl::Correspondence { days: 3 },
+            on_timeout: TimeoutPolicy::Forfeit,
+            vacation: true,
+        },
+        TableEvent::Reminded {
+            seat: Seat(1),
+            due: Moment(1_800_000_000_000_000),
+        },
+        TableEvent::TimedOut {
+            seat: Seat(1),
+            deadline: Moment(1_800_000_000_000_000),
+        },
+        TableEvent::VacationBegan {
+            seat: Seat(0),
+            until: Moment(1_800_000_000_000_000),
+        },
+        TableEvent::VacationEnded { seat: Seat(0) },
     ] {
         let recorded = event.to_recorded();
         schemas.check(

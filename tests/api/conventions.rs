@@ -10,11 +10,12 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use parlour::receipts::Signer;
 use parlour::service::ManualClock;
-use parlour::startup::{Application, Hooks, Settings};
+use parlour::startup::{Application, Settings};
 use parlour::store::{
-    self, AccountRecord, AccountStore, AccountTokenRecord, Committed, EventStore, FeedCursor,
-    FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore,
-    OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError, StoredEvent,
+    self, AccountRecord, AccountStore, AccountTokenRecord, ClockStore, Committed, EventStore,
+    FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership,
+    LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, StoreError,
+    StoredEvent, VacationRecord,
 };
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
@@ -214,23 +215,8 @@ async fn spawn_with_clock(
     settings: Settings,
 ) -> (TestApp, Guard) {
     let (url, guard) = fresh_database(backend).await;
-    let store = store::connect_with(&url, &settings.db).await.unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let hooks = Hooks {
-        clock: Some(clock),
-        ..Hooks::default()
-    };
-    let app = Application::serve_with_hooks(
-        listener,
-        store.clone(),
-        Signer::generate().unwrap(),
-        settings,
-        hooks,
-    )
-    .unwrap();
-    let address = format!("http://127.0.0.1:{}", app.port());
-    tokio::spawn(app.run_until_stopped());
-    (TestApp::new(address, url, store), guard)
+    let (app, _, _) = crate::helpers::serve_with_clock(&url, clock, settings).await;
+    (app, guard)
 }
 
 async fn an_idempotency_key_expires_and_is_then_a_new_request(backend: Backend) {
@@ -480,6 +466,61 @@ impl AccountStore for HeldAppend {
     }
     async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
         self.inner.account_games(account).await
+    }
+    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
+        self.inner.create_sign_in_code(code).await
+    }
+    async fn redeem_sign_in_code(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError> {
+        self.inner.redeem_sign_in_code(code_hash, at, token).await
+    }
+}
+
+#[async_trait]
+impl ClockStore for HeldAppend {
+    async fn set_attention(
+        &self,
+        game: Uuid,
+        due: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        self.inner.set_attention(game, due).await
+    }
+    async fn attention_due(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        self.inner.attention_due(before, after, limit).await
+    }
+    async fn begin_vacation(
+        &self,
+        account: Uuid,
+        vacation: &VacationRecord,
+    ) -> Result<bool, StoreError> {
+        self.inner.begin_vacation(account, vacation).await
+    }
+    async fn vacations(
+        &self,
+        account: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<VacationRecord>, StoreError> {
+        self.inner.vacations(account, since).await
+    }
+    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError> {
+        self.inner.end_vacation(account, at).await
+    }
+    async fn idle_games(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<(Uuid, u64)>, StoreError> {
+        self.inner.idle_games(before, after, limit).await
     }
 }
 

@@ -55,3 +55,36 @@ async fn the_health_check_passes_for_a_ready_server_and_fails_without_one() {
     assert!(!unhealthy.status.success());
     assert!(String::from_utf8_lossy(&unhealthy.stderr).contains("cannot reach"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_asks_for_idle_games_to_be_abandoned_from_the_command_line() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (id, _) = app
+        .create_game("girl", 2, None, serde_json::json!({}))
+        .await;
+    let run = |days: &str| {
+        Command::new(env!("CARGO_BIN_EXE_parlour"))
+            .args([
+                "--database-url",
+                &app.database_url,
+                "abandon-idle",
+                "--days",
+                days,
+                "--dry-run",
+            ])
+            .output()
+            .unwrap()
+    };
+    // The game was created a moment ago: nothing is idle for a day.
+    let listed = run("1");
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&listed.stdout), "");
+    assert!(String::from_utf8_lossy(&listed.stderr).contains("0 idle game(s) would be"));
+    assert_eq!(app.view(&id, None).await["status"], "active");
+    // No idle time is no command.
+    assert!(!run("0").status.success());
+}

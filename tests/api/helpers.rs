@@ -438,3 +438,41 @@ pub fn table_part(view: &Value) -> Value {
     view["legal_actions"] = json!([]);
     view
 }
+
+/// A server running on `url` (until the handle is aborted) whose service tells the time by
+/// `clock`, and that service itself (tests drive its clock sweep).
+pub async fn serve_with_clock(
+    url: &str,
+    clock: Arc<parlour::service::ManualClock>,
+    settings: Settings,
+) -> (
+    TestApp,
+    Arc<parlour::service::Parlour>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    parlour::telemetry::init_for_tests();
+    let store = store::connect_with(url, &settings.db)
+        .await
+        .expect("open the store");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let hooks = parlour::startup::Hooks {
+        clock: Some(clock),
+        ..parlour::startup::Hooks::default()
+    };
+    let app = Application::serve_with_hooks(
+        listener,
+        store.clone(),
+        parlour::receipts::Signer::generate().expect("signing key"),
+        settings,
+        hooks,
+    )
+    .expect("build app");
+    let service = app.service();
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let running = tokio::spawn(app.run_until_stopped());
+    (
+        TestApp::new(address, url.to_string(), store),
+        service,
+        running,
+    )
+}

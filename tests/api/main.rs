@@ -16,6 +16,7 @@ mod basics;
 mod british_birds;
 mod bus;
 mod client;
+mod clocks;
 mod contract;
 mod conventions;
 mod cors;

@@ -112,10 +112,11 @@ async fn a_resignation_ends_the_game_for_everyone(app: TestApp) {
 
     let view = app.view(&id, Some(&tokens[0])).await;
     assert_eq!(view["status"], json!("finished"));
-    assert_eq!(
-        view["result"],
-        json!({"ended_by": "resignation", "seat": 1})
-    );
+    assert_eq!(view["result"]["ended_by"], json!("resignation"));
+    assert_eq!(view["result"]["seat"], json!(1));
+    // The resigning seat is ranked last, alone, as the game stood.
+    let ranking = view["result"]["concession"]["ranking"].as_array().unwrap();
+    assert_eq!(ranking.last(), Some(&json!([1])), "{}", view["result"]);
     assert_eq!(view["to_act"], json!([]));
     assert_eq!(view["legal_actions"], json!([]));
     // A move that was legal a moment ago is now refused: the game is over.

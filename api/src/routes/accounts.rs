@@ -6,7 +6,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Bearer;
-use crate::dto::{CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken};
+use crate::dto::{
+    CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken, SignIn, SignInCode,
+};
 use crate::error::{ApiError, Problem};
 use crate::service::Parlour;
 
@@ -121,4 +123,47 @@ pub async fn revoke(
     Ok(HttpResponse::NoContent()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish())
+}
+
+/// A one-time code to sign this account in on another device: show it there (or send its
+/// link), and the new device trades it for a token of its own. It works once, for ten
+/// minutes, and only while the token asking for it is live.
+#[utoipa::path(post, path = "/v1/me/sign-in-codes", tag = "accounts", operation_id = "createSignInCode",
+    security(("account_token" = [])),
+    responses(
+        (status = 201, body = SignInCode, description = "The code, shown only here",
+            headers(("Cache-Control" = String, description = "`no-store`: the answer holds a secret"))),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/me/sign-in-codes")]
+pub async fn sign_in_code(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let code = service.issue_sign_in_code(&caller).await?;
+    Ok(for_the_caller(&mut HttpResponse::Created()).json(code))
+}
+
+/// Signs in on a new device with a one-time code from a signed-in one: a new named token for
+/// the account, shown only here. No bearer token is needed: the code is the credential.
+#[utoipa::path(post, path = "/v1/accounts/sign-in", tag = "accounts", operation_id = "signIn", request_body = SignIn,
+    responses(
+        (status = 201, body = CreatedAccount, description = "Signed in: the account and this device's new token, whose `secret` is shown only here",
+            headers(("Cache-Control" = String, description = "`no-store`: the answer holds a secret"))),
+        (status = 400, description = "Malformed body, or a token name that is empty, too long or holds a control character (`invalid-text`)", content_type = PROBLEM),
+        (status = 401, description = "The code is unknown, used, expired, or its device's token was revoked", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering: nothing was minted", content_type = PROBLEM),
+    ))]
+#[post("/v1/accounts/sign-in")]
+pub async fn sign_in(
+    service: web::Data<Parlour>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let request: SignIn = object_body(body.into_inner())?;
+    let signed_in = service.sign_in(request).await?;
+    Ok(for_the_caller(&mut HttpResponse::Created())
+        .insert_header((header::LOCATION, "/v1/me"))
+        .json(signed_in))
 }

@@ -9,6 +9,7 @@ pub mod keys;
 pub mod metrics;
 pub mod seating;
 pub mod statistics;
+pub mod vacation;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
@@ -115,6 +116,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(accounts::me)
         .service(accounts::mint)
         .service(accounts::revoke)
+        .service(accounts::sign_in_code)
+        .service(accounts::sign_in)
         .service(seating::host)
         .service(seating::inbox)
         .service(seating::claim)
@@ -124,6 +127,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(seating::resign)
         .service(seating::stream)
         .service(seating::notices)
+        .service(vacation::show)
+        .service(vacation::begin)
+        .service(vacation::end)
         .service(keys::keys);
 }
 

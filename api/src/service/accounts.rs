@@ -4,14 +4,15 @@
 //! is looked up in the store on every request, never cached, so that a revoked token is
 //! refused at once by every instance on the database. It begins with
 //! [`ACCOUNT_TOKEN_PREFIX`], which no seat token (64 hex digits) can, so the two are never
-//! mistaken for each other. Seats are not linked to accounts yet: on a game's routes an
-//! account token is an unknown token like any other.
+//! mistaken for each other. A second device signs in with a one-time code from a device that
+//! is signed in already (`issue_sign_in_code`, `sign_in`): no passwords.
 
 use super::*;
 use crate::dto::{
     Account, AccountToken, CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken,
+    SignIn, SignInCode,
 };
-use crate::store::{AccountRecord, AccountTokenRecord};
+use crate::store::{AccountRecord, AccountTokenRecord, SignInCodeRecord};
 
 /// What every account token begins with.
 pub const ACCOUNT_TOKEN_PREFIX: &str = "acct_";
@@ -156,6 +157,67 @@ impl Parlour {
         } else {
             Err(revoked_meanwhile())
         }
+    }
+}
+
+/// What a sign-in code begins with, so it is never mistaken for a token or an invitation.
+pub const SIGN_IN_CODE_PREFIX: &str = "signin_";
+/// How long a sign-in code works: long enough to type it on another device, no longer.
+pub const SIGN_IN_CODE_LIFETIME: Duration = Duration::from_secs(10 * 60);
+
+impl Parlour {
+    /// A one-time code that signs the caller's account in on another device (the web client
+    /// shows it, or a link with it): good for [`SIGN_IN_CODE_LIFETIME`] and once, and only
+    /// while the token that asked for it is live. Only its hash is kept.
+    pub async fn issue_sign_in_code(&self, caller: &AccountCaller) -> Result<SignInCode> {
+        let code = format!(
+            "{SIGN_IN_CODE_PREFIX}{}",
+            hex::encode(&random_bytes()?[..12])
+        );
+        let lifetime = chrono::Duration::from_std(SIGN_IN_CODE_LIFETIME)
+            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let record = SignInCodeRecord {
+            code_hash: token_hash(&code),
+            account: caller.account.id,
+            token: caller.token,
+            expires_at: self.now() + lifetime,
+        };
+        if !self.store.create_sign_in_code(&record).await? {
+            return Err(revoked_meanwhile());
+        }
+        Ok(SignInCode {
+            code,
+            expires_at: record.expires_at,
+            redeem: "/v1/accounts/sign-in".into(),
+        })
+    }
+
+    /// Signs in on a new device with a code from [`Parlour::issue_sign_in_code`]: a new
+    /// named token for its account. A code works once; a wrong, used or expired one (or one
+    /// whose token was revoked since) opens nothing.
+    pub async fn sign_in(&self, request: SignIn) -> Result<CreatedAccount> {
+        let name = text::player_name("token_name", &request.token_name)?;
+        let refused = || {
+            ServiceError::AccountUnauthorized(
+                "this sign-in code is unknown, was used already, or has expired: ask a signed-in \
+                 device for a new one",
+            )
+        };
+        if !request.code.starts_with(SIGN_IN_CODE_PREFIX) {
+            return Err(refused());
+        }
+        // The account is the code's: the placeholder here is replaced in the statement.
+        let (token, issued) = self.new_account_token(Uuid::nil(), name)?;
+        let account = self
+            .store
+            .redeem_sign_in_code(&token_hash(&request.code), self.now(), &token)
+            .await?
+            .ok_or_else(refused)?;
+        let account = self.store.account(account).await?.ok_or_else(refused)?;
+        Ok(CreatedAccount {
+            account: account_dto(&account),
+            token: issued,
+        })
     }
 }
 

@@ -69,10 +69,14 @@ impl Parlour {
                 }
             }
             let first_seq = loaded.version + 1;
+            // The moment the move is judged at is the moment the log records for it, so a
+            // replay judges it against the same deadline.
+            let at = self.now();
             let decision = match loaded.sitting.decide(
                 Seat(seat),
                 &request.action,
                 &mut Chance::new(loaded.record.seed, first_seq),
+                moment(at),
             ) {
                 Ok(decision) => decision,
                 // A body that is no move of this game is refused whatever the game's state.
@@ -91,6 +95,7 @@ impl Parlour {
                 Some(seat),
                 decision.action.as_ref(),
                 &loaded.head_hash,
+                at,
             )?;
             let version = loaded.version + events.len() as u64;
             if version > self.max_events {
@@ -108,7 +113,14 @@ impl Parlour {
             match self.append_batch(loaded, &events, key.as_ref()).await {
                 Ok(Appended::Recorded) => {
                     self.count_move();
-                    loaded.sitting.apply_decision(decision);
+                    loaded.sitting.apply_decision(
+                        decision,
+                        Stamp {
+                            at: moment(at),
+                            mover: Some(Seat(seat)),
+                        },
+                    );
+                    self.attend(loaded).await;
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
                     let mut view = game_view(loaded, &loaded.sitting, version, caller);

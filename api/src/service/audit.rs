@@ -107,6 +107,19 @@ pub(super) fn replay(
             )
         }
     };
+    // The clocks are judged by the recorded times, so those must never run backwards.
+    if let Some(pair) = events.windows(2).find(|pair| pair[1].at < pair[0].at) {
+        return (
+            false,
+            Some(fail(
+                Some(pair[1].seq),
+                format!(
+                    "event {} is recorded as earlier than event {} before it",
+                    pair[1].seq, pair[0].seq
+                ),
+            )),
+        );
+    }
     let mut next = 0usize;
     while next < events.len() {
         let first = &events[next];
@@ -119,11 +132,13 @@ pub(super) fn replay(
                     if first.command.is_some() {
                         return Err("a table event records no action".to_string());
                     }
-                    sitting.admit(&event).map_err(|e| e.to_string())?;
+                    sitting
+                        .admit(&event, moment(first.at))
+                        .map_err(|e| e.to_string())?;
                     Ok(event)
                 });
             match admitted {
-                Ok(event) => sitting.table.apply(&event),
+                Ok(event) => sitting.apply_table(&event, moment(first.at)),
                 Err(detail) => {
                     return (
                         sitting.is_over(),
@@ -138,38 +153,39 @@ pub(super) fn replay(
             continue;
         }
         let mut chance = Chance::new(record.seed, first.seq);
-        let decision = if next == 0 {
-            Ok(sitting.rules.start(&mut chance))
-        } else {
-            match (&first.command, first.actor) {
-                // Format-1 logs recorded the body as sent; it replays as leniently as it was
-                // accepted. Format-2 logs record the canonical action, which parses strictly.
-                (Some(_), Some(_)) if sitting.table.ended().is_some() => {
-                    return (
-                        true,
-                        Some(fail(
-                            Some(first.seq),
-                            "a move is recorded after the game was ended at the table".into(),
-                        )),
-                    )
-                }
-                (Some(command), Some(actor)) if record.chain == 1 => {
-                    sitting
+        let decision =
+            if next == 0 {
+                Ok(sitting.rules.start(&mut chance))
+            } else {
+                match (&first.command, first.actor) {
+                    // Format-1 logs recorded the body as sent; it replays as leniently as it was
+                    // accepted. Format-2 logs record the canonical action, which parses strictly.
+                    (Some(_), Some(_)) if sitting.table.ended().is_some() => {
+                        return (
+                            true,
+                            Some(fail(
+                                Some(first.seq),
+                                "a move is recorded after the game was ended at the table".into(),
+                            )),
+                        )
+                    }
+                    (Some(command), Some(actor)) if record.chain == 1 => sitting
                         .rules
-                        .decide_legacy(Seat(actor), command, &mut chance)
+                        .decide_legacy(Seat(actor), command, &mut chance),
+                    (Some(command), Some(actor)) => {
+                        sitting.decide(Seat(actor), command, &mut chance, moment(first.at))
+                    }
+                    _ => {
+                        return (
+                            sitting.is_over(),
+                            Some(fail(
+                                Some(first.seq),
+                                "this event opens a batch but records no action".into(),
+                            )),
+                        )
+                    }
                 }
-                (Some(command), Some(actor)) => sitting.decide(Seat(actor), command, &mut chance),
-                _ => {
-                    return (
-                        sitting.is_over(),
-                        Some(fail(
-                            Some(first.seq),
-                            "this event opens a batch but records no action".into(),
-                        )),
-                    )
-                }
-            }
-        };
+            };
         let decision = match decision {
             Ok(decision) => decision,
             Err(refused) => {
@@ -198,7 +214,15 @@ pub(super) fn replay(
             );
         }
         next += decision.events.len();
-        sitting.apply_decision(decision);
+        // The opening deal is no one's move.
+        let mover = first.actor.filter(|_| first.command.is_some()).map(Seat);
+        sitting.apply_decision(
+            decision,
+            Stamp {
+                at: moment(first.at),
+                mover,
+            },
+        );
     }
     (sitting.is_over(), None)
 }

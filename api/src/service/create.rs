@@ -73,7 +73,9 @@ impl Parlour {
                 players,
                 options: request.options,
                 seed: request.seed,
-                table: Vec::new(),
+                table: clocks::clock_entry(request.clock.as_ref())?
+                    .into_iter()
+                    .collect(),
                 credentials: credentials.clone(),
                 links: Vec::new(),
             })
@@ -122,6 +124,7 @@ impl Parlour {
         // The salt is the server's own secret even when the creator chose the seed: it hides
         // the seed in the commitment and the cards in every hash until the game is over.
         let salt = random_bytes()?;
+        let at = self.now();
         let record = GameRecord {
             id: founding.id,
             game: engine.describe().id.to_string(),
@@ -129,7 +132,7 @@ impl Parlour {
             options,
             seed,
             seed_commitment: chain::seed_commitment(&seed, &salt),
-            created_at: store::now(),
+            created_at: at,
             chain: chain::CURRENT_FORMAT,
             salt: Some(salt),
             rules_version: RULES_VERSION,
@@ -141,8 +144,8 @@ impl Parlour {
         // The table's opening entries are judged as any later table event is, so a game
         // cannot be founded in a state its own log would not replay to.
         for event in &founding.table {
-            sitting.admit(event)?;
-            sitting.table.apply(event);
+            sitting.admit(event, moment(at))?;
+            sitting.apply_table(event, moment(at));
             entries.push(event.to_recorded());
         }
         let events = chain_events(
@@ -152,7 +155,13 @@ impl Parlour {
             None,
             None,
             &chain::genesis_hash(&record),
+            at,
         )?;
+        if sitting.table.clocks().is_some() {
+            // Noted before the game is stored, so a crash in between leaves a note the sweep
+            // drops, never a clocked game it does not know of.
+            self.store.set_attention(record.id, Some(at)).await?;
+        }
         for account in &founding.links {
             self.store
                 .link_account_game(*account, record.id, self.clock.now())
@@ -167,13 +176,15 @@ impl Parlour {
         let waiting = sitting.table.waiting();
         let record = Arc::new(record);
         let slot = self.slot(record.id);
-        *slot.game.lock().await = Some(Loaded {
+        let loaded = Loaded {
             record: record.clone(),
             engine,
             sitting,
             version,
             head_hash: head_hash.clone(),
-        });
+        };
+        self.attend(&loaded).await;
+        *slot.game.lock().await = Some(loaded);
         Ok(Founded {
             record,
             version,

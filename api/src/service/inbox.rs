@@ -101,9 +101,7 @@ impl Parlour {
         let mut sitting = open_sitting(engine, &record)?;
         let events = self.store.events(id, 0, Some(version)).await?;
         readable(&events)?;
-        for event in &events {
-            sitting.apply_entry(&recorded(event)).map_err(corrupt)?;
-        }
+        fold(&mut sitting, &events)?;
         Ok(inbox_row(&record, &sitting, version, account))
     }
 
@@ -146,9 +144,32 @@ impl Parlour {
                 continue;
             };
             let has = |kind: &str| run.iter().any(|c| c.kind == kind);
+            // A clock's facts name a seat: only that seat's player is told of them.
+            let mut clock_facts = Vec::new();
+            if let (Some(seat), true) = (row.seat, has("table.reminded") || has("table.timed_out"))
+            {
+                let first = run[0].seq.saturating_sub(1);
+                for event in self
+                    .store
+                    .events(game, first, Some(run.len() as u64))
+                    .await?
+                {
+                    if event.data.get("seat") == Some(&json!(seat)) {
+                        clock_facts.push(event.kind);
+                    }
+                }
+            }
             let mut kinds = Vec::new();
-            if row.asked == Asked::Move {
+            // A reminder alone asks nothing new: the move was already asked for.
+            let reminder_only = run.iter().all(|c| c.kind == "table.reminded");
+            if row.asked == Asked::Move && !reminder_only {
                 kinds.push(NoticeKind::YourTurn);
+            }
+            if clock_facts.iter().any(|k| k == "table.reminded") {
+                kinds.push(NoticeKind::DeadlineNear);
+            }
+            if clock_facts.iter().any(|k| k == "table.timed_out") {
+                kinds.push(NoticeKind::TimedOut);
             }
             if row.asked == Asked::Claim && has("table.seat_offered") {
                 kinds.push(NoticeKind::Invited);
@@ -428,7 +449,10 @@ fn inbox_row(
         seat,
         host,
         asked,
-        deadline: None,
+        deadline: seat
+            .filter(|_| asked == Asked::Move)
+            .and_then(|seat| sitting.deadline(Seat(seat)))
+            .and_then(time_of),
         to_act,
         offered_seat,
         result: sitting.outcome(),

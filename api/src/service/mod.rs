@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use parlour_domain::catalog;
 use parlour_domain::chance::{verify_shuffle, Shuffled};
-use parlour_domain::table_events::{Sitting, TableEvent};
+use parlour_domain::clocks::Moment;
+use parlour_domain::table_events::{Sitting, Stamp, TableEvent};
 use parlour_domain::{
     Chance, Description, Engine, Player, Recorded, Refused, Seat, Seed, SetupError, Viewer,
 };
@@ -134,6 +135,17 @@ pub enum ServiceError {
     /// What an account asked of a hosted game's seats is not its to do.
     #[error("{0}")]
     Seating(SeatingRefusal),
+    /// The move clock asked for cannot be used.
+    #[error("{0}")]
+    BadClock(String),
+    /// A clock that hands a timed-out seat to a bot: Parlour has none yet.
+    #[error(
+        "no bot can take over a seat yet: choose `default_move` or `forfeit` for `on_timeout`"
+    )]
+    BotUnavailable,
+    /// A vacation that cannot begin or end now.
+    #[error("{0}")]
+    Vacation(String),
     /// The store failed, or holds something the engine cannot read.
     #[error("{0}")]
     Internal(String),
@@ -157,6 +169,7 @@ mod act;
 mod audit;
 mod cache;
 mod clock;
+mod clocks;
 mod create;
 mod documents;
 mod inbox;
@@ -164,11 +177,18 @@ mod read;
 mod seating;
 mod table;
 pub mod text;
+mod vacation;
 
-pub use accounts::{AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME};
+pub use accounts::{
+    AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME, SIGN_IN_CODE_LIFETIME,
+    SIGN_IN_CODE_PREFIX,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use clocks::Sweep;
 pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
+pub use table::IdleSweep;
+pub use vacation::DEFAULT_VACATION_DAYS;
 
 pub use cache::InstanceCounts;
 use cache::{open_sitting, Freshness, Loaded, Slot};
@@ -216,6 +236,8 @@ pub struct Parlour {
     require_preconditions: bool,
     /// The (game, seat, idempotency key) of every keyed move being processed now.
     in_flight: Arc<Mutex<HashSet<(Uuid, u8, String)>>>,
+    /// Each account's vacation days a calendar year.
+    vacation_days: u32,
 }
 
 /// How an append went, when it did not fail outright.
@@ -311,8 +333,8 @@ fn chain_events(
     actor: Option<u8>,
     command: Option<&Value>,
     head_hash: &str,
+    at: DateTime<Utc>,
 ) -> Result<Vec<StoredEvent>> {
-    let at = store::now();
     let mut prev = head_hash.to_string();
     let mut events = Vec::with_capacity(decided.len());
     for (i, event) in decided.iter().enumerate() {
@@ -345,6 +367,51 @@ fn recorded(event: &StoredEvent) -> Recorded {
     }
 }
 
+/// The moment the clocks read from a stored time.
+pub(crate) fn moment(at: DateTime<Utc>) -> Moment {
+    Moment(at.timestamp_micros())
+}
+
+/// A stored moment as a time (the clocks' deadlines, shown in views).
+pub(crate) fn time_of(moment: Moment) -> Option<DateTime<Utc>> {
+    DateTime::<Utc>::from_timestamp_micros(moment.0)
+}
+
+/// The log's entries folded into `sitting` batch by batch, as they were recorded: a table
+/// event alone, or a run of game events opened by the action that gave them (the deal opens
+/// the log with none). The clocks settle after each batch, exactly as when it was recorded.
+fn fold(sitting: &mut Sitting, events: &[StoredEvent]) -> Result<()> {
+    let mut start = 0;
+    while start < events.len() {
+        let first = &events[start];
+        let mut end = start + 1;
+        if !TableEvent::is_table_kind(&first.kind) {
+            while end < events.len()
+                && !TableEvent::is_table_kind(&events[end].kind)
+                && events[end].command.is_none()
+            {
+                end += 1;
+            }
+        }
+        let batch: Vec<Recorded> = events[start..end].iter().map(recorded).collect();
+        let mover = match first.command {
+            Some(_) => first.actor.map(Seat),
+            None => None,
+        };
+        sitting
+            .apply_batch(
+                &batch,
+                Stamp {
+                    at: moment(first.at),
+                    mover,
+                },
+            )
+            .map_err(corrupt)?;
+        start = end;
+    }
+    Ok(())
+}
+
 /// Checks that every entry's shape version is one this server reads.
 fn readable(events: &[StoredEvent]) -> Result<()> {
     match events.iter().find(|e| e.version != CURRENT_EVENT_VERSION) {
@@ -372,13 +439,27 @@ impl Parlour {
             idempotency_lifetime: DEFAULT_IDEMPOTENCY_KEY_LIFETIME,
             require_preconditions: false,
             in_flight: Arc::new(Mutex::new(HashSet::new())),
+            vacation_days: vacation::DEFAULT_VACATION_DAYS,
         }
+    }
+
+    /// The same service giving each account `days` of vacation a calendar year.
+    pub fn with_vacation_days(mut self, days: u32) -> Self {
+        self.vacation_days = days;
+        self
     }
 
     /// The same service telling the time by `clock`.
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
+    }
+
+    /// Now, to the microsecond the log records: the time every entry and every clock
+    /// decision uses.
+    pub(crate) fn now(&self) -> DateTime<Utc> {
+        let now = self.clock.now();
+        DateTime::<Utc>::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
     }
 
     /// The same service remembering idempotency keys for `lifetime` after their move.

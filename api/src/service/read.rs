@@ -145,9 +145,7 @@ impl Parlour {
         let mut sitting = open_sitting(engine, &record)?;
         let events = self.store.events(id, 0, Some(at)).await?;
         readable(&events)?;
-        for event in events {
-            sitting.apply_entry(&recorded(&event)).map_err(corrupt)?;
-        }
+        fold(&mut sitting, &events)?;
         self.with_game(id, |loaded| game_view(loaded, &sitting, at, caller))
             .await
     }
@@ -231,5 +229,6 @@ pub(super) fn game_view(
             .table
             .seating()
             .and_then(super::seating::seating_view),
+        clock: super::clocks::clock_view(sitting),
     }
 }

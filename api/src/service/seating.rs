@@ -199,6 +199,8 @@ impl Parlour {
             }
             seats.push(hosted);
         }
+        // The clock is set before anyone may move; its clocks start when the game begins.
+        table.extend(super::clocks::clock_entry(request.clock.as_ref())?);
         let mut links = vec![host.id];
         links.extend(reserved);
         let founded = self
@@ -259,8 +261,9 @@ impl Parlour {
         let brought = code.map(token_hash);
         // The inbox's hint is written just before the claim is appended: a claim that then
         // loses its race leaves a row the inbox skips (the log has the last word).
-        self.record_table_event_if(id, None, event, Some(account.id), |sitting| {
-            let offer = sitting
+        self.record_table_event_if(id, None, event, Some(account.id), |loaded| {
+            let offer = loaded
+                .sitting
                 .table
                 .seating()
                 .and_then(|s| s.seats.get(usize::from(seat)))
@@ -321,8 +324,8 @@ impl Parlour {
             seat: Seat(seat),
             to: offer,
         };
-        self.record_table_event_if(id, None, event, link, |sitting| {
-            Self::require_host(sitting, caller)
+        self.record_table_event_if(id, None, event, link, |loaded| {
+            Self::require_host(&loaded.sitting, caller)
         })
         .await?;
         Ok(hosted)
@@ -331,16 +334,16 @@ impl Parlour {
     /// Withdraws an empty seat's offer (revokes its invitation). Only the host may.
     pub async fn withdraw_offer(&self, caller: &AccountCaller, id: Uuid, seat: u8) -> Result<u64> {
         let event = TableEvent::OfferWithdrawn { seat: Seat(seat) };
-        self.record_table_event_if(id, None, event, None, |sitting| {
-            Self::require_host(sitting, caller)
+        self.record_table_event_if(id, None, event, None, |loaded| {
+            Self::require_host(&loaded.sitting, caller)
         })
         .await
     }
 
     /// Calls the game off before its first move. Only the host may.
     pub async fn abort_game(&self, caller: &AccountCaller, id: Uuid) -> Result<u64> {
-        self.record_table_event_if(id, None, TableEvent::Aborted {}, None, |sitting| {
-            Self::require_host(sitting, caller)
+        self.record_table_event_if(id, None, TableEvent::Aborted {}, None, |loaded| {
+            Self::require_host(&loaded.sitting, caller)
         })
         .await
     }

@@ -20,7 +20,7 @@ impl Parlour {
     }
 
     /// [`Parlour::record_table_event`], once `check` too has passed on the game as it stands
-    /// at the log's end: what only the server can judge (who is asking, an invitation's code),
+    /// at the log's end (its table and its version): what only the server can judge (who is asking, an invitation's code),
     /// judged under the same lock and at the same version as the framework's own rules. Once
     /// both have passed, and just before the append, `link` (an account the event places in
     /// the game) is noted for the inbox: a refused event notes nothing.
@@ -30,7 +30,7 @@ impl Parlour {
         actor: Option<u8>,
         event: TableEvent,
         link: Option<Uuid>,
-        check: impl Fn(&Sitting) -> Result<()>,
+        check: impl Fn(&Loaded) -> Result<()>,
     ) -> Result<u64> {
         let slot = self.slot(id);
         for _ in 0..APPEND_ATTEMPTS {
@@ -39,8 +39,9 @@ impl Parlour {
             let loaded = self
                 .ensure_loaded(id, &slot, &mut guard, Freshness::AtHead)
                 .await?;
-            check(&loaded.sitting)?;
-            loaded.sitting.admit(&event)?;
+            check(loaded)?;
+            let at = self.now();
+            loaded.sitting.admit(&event, moment(at))?;
             if let Some(account) = link {
                 self.store
                     .link_account_game(account, id, self.clock.now())
@@ -54,6 +55,7 @@ impl Parlour {
                 actor,
                 None,
                 &loaded.head_hash,
+                at,
             )?;
             let version = loaded.version + 1;
             if version > self.max_events {
@@ -63,7 +65,8 @@ impl Parlour {
             }
             match self.append_batch(loaded, &events, None).await {
                 Ok(Appended::Recorded) => {
-                    loaded.sitting.table.apply(&event);
+                    loaded.sitting.apply_table(&event, moment(at));
+                    self.attend(loaded).await;
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
                     return Ok(version);
@@ -77,6 +80,77 @@ impl Parlour {
             }
         }
         Err(ServiceError::Conflict)
+    }
+}
+
+/// What an operator's sweep of idle games found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdleSweep {
+    /// Games with no entry for the whole idle time and no clock, still going: declared
+    /// abandoned (or, in a dry run, that would be).
+    pub abandoned: Vec<Uuid>,
+    /// Idle games left alone: over already, or on a clock (which ends them itself).
+    pub left: usize,
+}
+
+/// How many idle games one look takes.
+const IDLE_PAGE: u64 = 500;
+
+impl Parlour {
+    /// The operator's command (`parlour abandon-idle`): declares abandoned every game that is
+    /// still going, has no move clock, and has had no entry for `idle` — never silently, only
+    /// when asked, and each with the reason in its log. A game that moved meanwhile is left
+    /// alone. With `dry_run`, only lists them.
+    pub async fn abandon_idle(&self, idle: Duration, dry_run: bool) -> Result<IdleSweep> {
+        let idle = chrono::Duration::from_std(idle)
+            .map_err(|e| ServiceError::BadRequest(format!("idle time: {e}")))?;
+        let cutoff = self.now() - idle;
+        let days = idle.num_days();
+        let reason = format!("no move for {days} days: declared abandoned by the operator");
+        let mut sweep = IdleSweep::default();
+        let mut after = Uuid::nil();
+        loop {
+            let page = self.store.idle_games(cutoff, after, IDLE_PAGE).await?;
+            for &(id, version) in &page {
+                let going = self
+                    .with_game(id, |loaded| {
+                        !loaded.sitting.is_over() && loaded.sitting.table.clocks().is_none()
+                    })
+                    .await?;
+                if !going {
+                    sweep.left += 1;
+                    continue;
+                }
+                if !dry_run {
+                    let event = TableEvent::Abandoned {
+                        reason: reason.clone(),
+                    };
+                    let recorded = self
+                        .record_table_event_if(id, None, event, None, |loaded| {
+                            if loaded.version == version {
+                                Ok(())
+                            } else {
+                                Err(ServiceError::Conflict)
+                            }
+                        })
+                        .await;
+                    match recorded {
+                        Ok(_) => {}
+                        // It moved (or ended) since it was found idle: it is not idle.
+                        Err(ServiceError::Conflict | ServiceError::TableRefused(_)) => {
+                            sweep.left += 1;
+                            continue;
+                        }
+                        Err(other) => return Err(other),
+                    }
+                }
+                sweep.abandoned.push(id);
+            }
+            match page.last() {
+                Some(&(last, _)) if page.len() as u64 == IDLE_PAGE => after = last,
+                _ => return Ok(sweep),
+            }
+        }
     }
 }
 

@@ -17,9 +17,10 @@ use uuid::Uuid;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AccountRecord, AccountStore, AccountTokenRecord, Committed, EventStore, FeedCursor, FeedStore,
-    GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem,
-    OutboxMessage, OutboxStore, SeatCredential, StoreError, StoredEvent,
+    AccountRecord, AccountStore, AccountTokenRecord, ClockStore, Committed, EventStore, FeedCursor,
+    FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore,
+    OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, StoreError,
+    StoredEvent, VacationRecord,
 };
 
 /// How long the store waits for the database.
@@ -385,6 +386,72 @@ impl<S: EventStore> AccountStore for Deadline<S> {
 
     async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
         self.run(false, self.inner.account_games(account)).await
+    }
+
+    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
+        self.run(true, self.inner.create_sign_in_code(code)).await
+    }
+
+    async fn redeem_sign_in_code(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError> {
+        self.run(true, self.inner.redeem_sign_in_code(code_hash, at, token))
+            .await
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> ClockStore for Deadline<S> {
+    async fn set_attention(
+        &self,
+        game: Uuid,
+        due: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        self.run(true, self.inner.set_attention(game, due)).await
+    }
+
+    async fn attention_due(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        self.run(false, self.inner.attention_due(before, after, limit))
+            .await
+    }
+
+    async fn begin_vacation(
+        &self,
+        account: Uuid,
+        vacation: &VacationRecord,
+    ) -> Result<bool, StoreError> {
+        self.run(true, self.inner.begin_vacation(account, vacation))
+            .await
+    }
+
+    async fn vacations(
+        &self,
+        account: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<VacationRecord>, StoreError> {
+        self.run(false, self.inner.vacations(account, since)).await
+    }
+
+    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError> {
+        self.run(true, self.inner.end_vacation(account, at)).await
+    }
+
+    async fn idle_games(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<(Uuid, u64)>, StoreError> {
+        self.run(false, self.inner.idle_games(before, after, limit))
+            .await
     }
 }
 

@@ -463,6 +463,85 @@ pub trait AccountStore: Send + Sync {
 
     /// Every game noted for `account`, newest first.
     async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError>;
+
+    /// Records a one-time sign-in code if the token that asks for it is still live: `false`
+    /// when it was not.
+    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError>;
+
+    /// Uses the sign-in code with this hash at `at` and mints `token` for the account it
+    /// signs in (whatever `token.account` says), both or neither: the account, or `None` when
+    /// the code is unknown, used, expired, or its token was revoked.
+    async fn redeem_sign_in_code(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError>;
+}
+
+/// A one-time code that signs an account in on another device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignInCodeRecord {
+    /// Hex SHA-256 of the code.
+    pub code_hash: String,
+    /// The account it signs in.
+    pub account: Uuid,
+    /// The token that asked for it: the code dies with it.
+    pub token: Uuid,
+    /// When it stops working.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// One vacation of an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VacationRecord {
+    /// When it began.
+    pub began_at: DateTime<Utc>,
+    /// When it ends (or ended, if the account came back early).
+    pub until: DateTime<Utc>,
+}
+
+/// What the move clocks need kept beside the logs: when each clocked game next needs the
+/// sweeper, and each account's vacations.
+#[async_trait]
+pub trait ClockStore: Send + Sync {
+    /// Notes that game `game` next needs the sweeper at `due`, or never (`None`).
+    async fn set_attention(&self, game: Uuid, due: Option<DateTime<Utc>>)
+        -> Result<(), StoreError>;
+
+    /// The games due by `before`, after `after` in id order, at most `limit`.
+    async fn attention_due(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError>;
+
+    /// Records a vacation of `account`, unless one is under way at its start: `false` then.
+    async fn begin_vacation(
+        &self,
+        account: Uuid,
+        vacation: &VacationRecord,
+    ) -> Result<bool, StoreError>;
+
+    /// The account's vacations that end after `since`, oldest first.
+    async fn vacations(
+        &self,
+        account: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<VacationRecord>, StoreError>;
+
+    /// Ends the account's vacation under way at `at`, then: `false` if none was.
+    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError>;
+
+    /// Games whose last entry was recorded before `before`, after `after` in id order, at
+    /// most `limit`, each with its version (an operator's sweep of idle games).
+    async fn idle_games(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<(Uuid, u64)>, StoreError>;
 }
 
 /// How long a SQLite leader's lease lasts after each `still_leading`.
@@ -473,12 +552,20 @@ pub const EVENTS_CHANNEL: &str = "parlour_events";
 
 /// The event store: every concern, so callers hold one `Arc<dyn EventStore>`.
 pub trait EventStore:
-    GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + AccountStore
+    GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + AccountStore + ClockStore
 {
 }
 
-impl<T: GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + AccountStore + ?Sized>
-    EventStore for T
+impl<
+        T: GameStore
+            + LogStore
+            + FeedStore
+            + OutboxStore
+            + LeaderStore
+            + AccountStore
+            + ClockStore
+            + ?Sized,
+    > EventStore for T
 {
 }
 

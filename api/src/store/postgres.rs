@@ -32,10 +32,10 @@ use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    is_unique_violation, stored_json, AccountRecord, AccountStore, AccountTokenRecord, Committed,
-    FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership,
-    LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError, StoredEvent,
-    EVENTS_CHANNEL,
+    is_unique_violation, stored_json, AccountRecord, AccountStore, AccountTokenRecord, ClockStore,
+    Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
+    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord,
+    StoreError, StoredEvent, VacationRecord, EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -617,6 +617,44 @@ impl AccountStore for PostgresStore {
             .map(|row| rows::Columns::uuid(row, "game_id"))
             .collect()
     }
+
+    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::INSERT_SIGN_IN_CODE)
+            .bind(&code.code_hash)
+            .bind(code.account)
+            .bind(code.token)
+            .bind(code.expires_at)
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn redeem_sign_in_code(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query(rows::REDEEM_SIGN_IN_CODE)
+            .bind(code_hash)
+            .bind(at)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let account = rows::Columns::uuid(&row, "account_id")?;
+        let token = AccountTokenRecord {
+            account,
+            ..token.clone()
+        };
+        bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(Some(account))
+    }
 }
 
 /// The advisory lock key for a leader's name: the first 8 bytes of its SHA-256, so every
@@ -626,6 +664,100 @@ fn lock_key(name: &str) -> i64 {
     let mut bytes = [0u8; 8];
     bytes.copy_from_slice(&digest[..8]);
     i64::from_be_bytes(bytes)
+}
+
+#[async_trait]
+impl ClockStore for PostgresStore {
+    async fn set_attention(
+        &self,
+        game: Uuid,
+        due: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        match due {
+            Some(due) => sqlx::query(rows::SET_ATTENTION).bind(game).bind(due),
+            None => sqlx::query(rows::CLEAR_ATTENTION).bind(game),
+        }
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn attention_due(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::ATTENTION_DUE)
+            .bind(before)
+            .bind(after)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| rows::Columns::uuid(row, "game_id"))
+            .collect()
+    }
+
+    async fn begin_vacation(
+        &self,
+        account: Uuid,
+        vacation: &VacationRecord,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::INSERT_VACATION)
+            .bind(account)
+            .bind(vacation.began_at)
+            .bind(vacation.until)
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn vacations(
+        &self,
+        account: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<VacationRecord>, StoreError> {
+        let rows = sqlx::query(rows::VACATIONS)
+            .bind(account)
+            .bind(since)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(rows::vacation_from_row).collect()
+    }
+
+    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::END_VACATION)
+            .bind(account)
+            .bind(at)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() >= 1)
+    }
+
+    async fn idle_games(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<(Uuid, u64)>, StoreError> {
+        let rows = sqlx::query(rows::IDLE_GAMES)
+            .bind(before)
+            .bind(after)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let version = rows::Columns::int(row, "version")?.unwrap_or(0);
+                Ok((
+                    rows::Columns::uuid(row, "game_id")?,
+                    u64::try_from(version).unwrap_or(0),
+                ))
+            })
+            .collect()
+    }
 }
 
 #[async_trait]

@@ -116,6 +116,49 @@ pub const LINK_ACCOUNT_GAME: &str =
 pub const ACCOUNT_GAMES: &str =
     "SELECT game_id FROM account_games WHERE account_id = $1 ORDER BY game_id DESC";
 
+/// When game `$1` next needs the clock sweeper: `$2`.
+pub const SET_ATTENTION: &str = "INSERT INTO game_attention (game_id, due_at) VALUES ($1, $2) \
+     ON CONFLICT (game_id) DO UPDATE SET due_at = excluded.due_at";
+
+/// Game `$1` needs the sweeper no more.
+pub const CLEAR_ATTENTION: &str = "DELETE FROM game_attention WHERE game_id = $1";
+
+/// Games due by `$1`, after game `$2` in id order, at most `$3`.
+pub const ATTENTION_DUE: &str = "SELECT game_id FROM game_attention \
+     WHERE due_at <= $1 AND game_id > $2 ORDER BY game_id LIMIT $3";
+
+/// A vacation of account `$1` from `$2` to `$3`, unless one is under way at `$2`.
+pub const INSERT_VACATION: &str = "INSERT INTO vacations (account_id, began_at, until) \
+     SELECT $1, $2, $3 WHERE NOT EXISTS \
+     (SELECT 1 FROM vacations WHERE account_id = $1 AND until > $2)";
+
+/// Account `$1`'s vacations that end after `$2`, oldest first.
+pub const VACATIONS: &str = "SELECT began_at, until FROM vacations \
+     WHERE account_id = $1 AND until > $2 ORDER BY began_at";
+
+/// Ends account `$1`'s vacation under way at `$2`, then.
+pub const END_VACATION: &str = "UPDATE vacations SET until = $2 \
+     WHERE account_id = $1 AND began_at <= $2 AND until > $2";
+
+/// Games whose last entry is older than `$1`, after game `$2`, at most `$3`, with their
+/// versions.
+pub const IDLE_GAMES: &str = "SELECT game_id, max(seq) AS version FROM events \
+     WHERE game_id > $2 GROUP BY game_id HAVING max(at) < $1 ORDER BY game_id LIMIT $3";
+
+/// A sign-in code `$1` for account `$2`, asked for by its token `$3`, good until `$4`: only
+/// while that token is live.
+pub const INSERT_SIGN_IN_CODE: &str =
+    "INSERT INTO sign_in_codes (code_hash, account_id, token_id, expires_at) \
+     SELECT $1, $2, $3, $4 WHERE EXISTS \
+     (SELECT 1 FROM account_tokens WHERE id = $3 AND account_id = $2 AND revoked_at IS NULL)";
+
+/// Uses sign-in code `$1` at `$2`, if it is unused, unexpired and its token still live: the
+/// account it signs in.
+pub const REDEEM_SIGN_IN_CODE: &str = "UPDATE sign_in_codes SET used_at = $2 \
+     WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 AND EXISTS \
+     (SELECT 1 FROM account_tokens t WHERE t.id = sign_in_codes.token_id AND t.revoked_at IS NULL) \
+     RETURNING account_id";
+
 /// Reading a column the same way from either backend's row.
 pub trait Columns {
     /// An integer column of any width, as `i64` (`None` when null).
@@ -193,6 +236,14 @@ impl Columns for SqliteRow {
         let text: String = self.try_get(name)?;
         parse_time(&text)
     }
+}
+
+/// A row of [`VACATIONS`].
+pub fn vacation_from_row(row: &impl Columns) -> Result<super::VacationRecord, StoreError> {
+    Ok(super::VacationRecord {
+        began_at: row.time("began_at")?,
+        until: row.time("until")?,
+    })
 }
 
 /// A row of [`GAME`].

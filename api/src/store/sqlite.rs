@@ -24,9 +24,9 @@ use uuid::Uuid;
 use super::rows::{self, wide};
 use super::{
     is_unique_violation, stored_json, time_text, AccountRecord, AccountStore, AccountTokenRecord,
-    Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
-    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, StoreError,
-    StoredEvent, LEADER_LEASE,
+    ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    SignInCodeRecord, StoreError, StoredEvent, VacationRecord, LEADER_LEASE,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -519,6 +519,140 @@ impl AccountStore for SqliteStore {
             .await?;
         rows.iter()
             .map(|row| rows::Columns::uuid(row, "game_id"))
+            .collect()
+    }
+
+    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::INSERT_SIGN_IN_CODE)
+            .bind(&code.code_hash)
+            .bind(code.account.to_string())
+            .bind(code.token.to_string())
+            .bind(time_text(&code.expires_at))
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn redeem_sign_in_code(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError> {
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        let row = sqlx::query(rows::REDEEM_SIGN_IN_CODE)
+            .bind(code_hash)
+            .bind(time_text(&at))
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let account = rows::Columns::uuid(&row, "account_id")?;
+        let token = AccountTokenRecord {
+            account,
+            ..token.clone()
+        };
+        bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(Some(account))
+    }
+}
+
+#[async_trait]
+impl ClockStore for SqliteStore {
+    async fn set_attention(
+        &self,
+        game: Uuid,
+        due: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        match due {
+            Some(due) => sqlx::query(rows::SET_ATTENTION)
+                .bind(game.to_string())
+                .bind(time_text(&due)),
+            None => sqlx::query(rows::CLEAR_ATTENTION).bind(game.to_string()),
+        }
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn attention_due(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::ATTENTION_DUE)
+            .bind(time_text(&before))
+            .bind(after.to_string())
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| rows::Columns::uuid(row, "game_id"))
+            .collect()
+    }
+
+    async fn begin_vacation(
+        &self,
+        account: Uuid,
+        vacation: &VacationRecord,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::INSERT_VACATION)
+            .bind(account.to_string())
+            .bind(time_text(&vacation.began_at))
+            .bind(time_text(&vacation.until))
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn vacations(
+        &self,
+        account: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<VacationRecord>, StoreError> {
+        let rows = sqlx::query(rows::VACATIONS)
+            .bind(account.to_string())
+            .bind(time_text(&since))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(rows::vacation_from_row).collect()
+    }
+
+    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::END_VACATION)
+            .bind(account.to_string())
+            .bind(time_text(&at))
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() >= 1)
+    }
+
+    async fn idle_games(
+        &self,
+        before: DateTime<Utc>,
+        after: Uuid,
+        limit: u64,
+    ) -> Result<Vec<(Uuid, u64)>, StoreError> {
+        let rows = sqlx::query(rows::IDLE_GAMES)
+            .bind(time_text(&before))
+            .bind(after.to_string())
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let version = rows::Columns::int(row, "version")?.unwrap_or(0);
+                Ok((
+                    rows::Columns::uuid(row, "game_id")?,
+                    u64::try_from(version).unwrap_or(0),
+                ))
+            })
             .collect()
     }
 }

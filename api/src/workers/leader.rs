@@ -28,6 +28,11 @@ pub trait LeaderJob: Send + Sync {
     fn name(&self) -> &str;
     /// Does one round of the work. Errors are logged; the job runs again next tick.
     async fn tick(&self) -> Result<(), String>;
+    /// Runs once each time this instance becomes the leader, before its first tick: work the
+    /// previous leader may have left undone (or that fell due while no instance ran).
+    async fn take_over(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Whether this instance leads now.
@@ -59,6 +64,11 @@ pub async fn run_until_stopped(
         match store.lead(LEASE).await {
             Ok(Some(mut lease)) => {
                 leadership.set(true);
+                for job in &jobs {
+                    if let Err(error) = job.take_over().await {
+                        tracing::warn!(job = job.name(), %error, "a leader job could not take over");
+                    }
+                }
                 while lease.still_leading().await {
                     for job in &jobs {
                         if let Err(error) = job.tick().await {

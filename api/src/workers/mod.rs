@@ -5,11 +5,12 @@
 //! - [`outbox`] does the durable work written in the same transaction as the events, at least
 //!   once, after the commit;
 //! - [`leader`] runs the work that must happen once across all instances on the one instance
-//!   that holds the store's lease for it.
+//!   that holds the store's lease for it, such as [`clocks`], the move clocks' sweeper.
 //!
 //! Each runs until the process stops (zero2prod's `run_until_stopped` shape), and none can stop
 //! the HTTP server: a worker that cannot reach the store waits and tries again.
 
+pub mod clocks;
 pub mod leader;
 pub mod outbox;
 

@@ -1,0 +1,279 @@
+//! Move clocks as a service: choosing one when a game is created, noting when each clocked
+//! game next needs attention, and the sweep that records what falls due — a reminder at 80 %
+//! of a seat's time, a timeout at its deadline — exactly once, from the log.
+//!
+//! Exactly once needs no lock of its own: a sweep folds the game's log at its head, records
+//! only what the log says is due at the sweep's moment, and appends at the next position, so
+//! a second sweeper (another instance, or this one again) either loses the append race or
+//! finds nothing due any more. The leader sweeps every tick (`workers::leader`); when it takes
+//! over it looks at every clocked game once, which also applies every deadline that passed
+//! while no server was running.
+
+use parlour_domain::clocks::{Due, TimeControl, TimeoutPolicy};
+use parlour_domain::table_events::TableRefusal;
+
+use super::*;
+use crate::dto::{ClockView, NewClock, OnTimeout, SeatClockView, TimeControlPlan};
+
+/// How many games one look at the attention table takes.
+const SWEEP_PAGE: u64 = 200;
+
+/// What one sweep did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sweep {
+    /// Games looked at.
+    pub games: u64,
+    /// Reminders recorded.
+    pub reminders: u64,
+    /// Timeouts recorded.
+    pub timeouts: u64,
+}
+
+/// The table's opening entry for a game created with `clock`: none for no clock.
+pub(super) fn clock_entry(clock: Option<&NewClock>) -> Result<Option<TableEvent>> {
+    let Some(clock) = clock else { return Ok(None) };
+    let control = match clock.control {
+        TimeControlPlan::None {} => return Ok(None),
+        TimeControlPlan::Correspondence { days } => TimeControl::Correspondence { days },
+        TimeControlPlan::Bank {
+            initial_hours,
+            increment_hours,
+            max_hours,
+        } => TimeControl::Bank {
+            initial_hours,
+            increment_hours,
+            max_hours,
+        },
+    };
+    control.check().map_err(ServiceError::BadClock)?;
+    let on_timeout = match clock.on_timeout {
+        OnTimeout::DefaultMove => TimeoutPolicy::DefaultMove,
+        OnTimeout::Forfeit => TimeoutPolicy::Forfeit,
+        OnTimeout::Bot => return Err(ServiceError::BotUnavailable),
+    };
+    Ok(Some(TableEvent::ClockSet {
+        control,
+        on_timeout,
+        vacation: clock.vacation,
+    }))
+}
+
+/// The clocks as everyone sees them (they depend only on whose move it is, which is public).
+pub(super) fn clock_view(sitting: &Sitting) -> Option<ClockView> {
+    let clocks = sitting.table.clocks()?;
+    let control = match clocks.rules.control {
+        TimeControl::Correspondence { days } => TimeControlPlan::Correspondence { days },
+        TimeControl::Bank {
+            initial_hours,
+            increment_hours,
+            max_hours,
+        } => TimeControlPlan::Bank {
+            initial_hours,
+            increment_hours,
+            max_hours,
+        },
+    };
+    let over = sitting.is_over();
+    Some(ClockView {
+        control,
+        on_timeout: match clocks.rules.on_timeout {
+            TimeoutPolicy::DefaultMove => OnTimeout::DefaultMove,
+            TimeoutPolicy::Bot => OnTimeout::Bot,
+            TimeoutPolicy::Forfeit => OnTimeout::Forfeit,
+        },
+        vacation: clocks.rules.vacation,
+        seats: clocks
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, clock)| SeatClockView {
+                seat: u8::try_from(i).unwrap_or(u8::MAX),
+                deadline: clock.deadline().filter(|_| !over).and_then(time_of),
+                time_left_seconds: clock.allowance / 1_000_000,
+                reminded: clock.reminded,
+                away_until: clock.away_until.and_then(time_of),
+            })
+            .collect(),
+    })
+}
+
+impl Parlour {
+    /// Notes when the game's clocks next need the sweeper (nothing for a game without a
+    /// clock). Best effort, after the commit: a note lost to a crash is made good by the
+    /// leader's look at every clocked game when it takes over after the restart.
+    pub(super) async fn attend(&self, loaded: &Loaded) {
+        if loaded.sitting.table.clocks().is_none() {
+            return;
+        }
+        let due = loaded.sitting.next_due().and_then(time_of);
+        if let Err(error) = self.store.set_attention(loaded.record.id, due).await {
+            tracing::warn!(game = %loaded.record.id, %error, "the clock's next look was not noted");
+        }
+    }
+
+    /// Records what is due on every clocked game whose noted time has come.
+    pub async fn sweep_clocks(&self) -> Result<Sweep> {
+        self.sweep_until(self.now()).await
+    }
+
+    /// Looks at every clocked game, due or not: what the leader does when it takes over.
+    pub async fn sweep_every_clock(&self) -> Result<Sweep> {
+        // The end of the calendar: every note is due by then.
+        let forever =
+            DateTime::<Utc>::from_timestamp(253_402_300_799, 0).unwrap_or(DateTime::<Utc>::MAX_UTC);
+        self.sweep_until(forever).await
+    }
+
+    async fn sweep_until(&self, noted_before: DateTime<Utc>) -> Result<Sweep> {
+        let mut sweep = Sweep::default();
+        let mut after = Uuid::nil();
+        loop {
+            let games = self
+                .store
+                .attention_due(noted_before, after, SWEEP_PAGE)
+                .await?;
+            for &game in &games {
+                sweep.games += 1;
+                match self.sweep_game(game, &mut sweep).await {
+                    Ok(()) => {}
+                    // A note made just before a game that was never stored.
+                    Err(ServiceError::GameNotFound(_)) => {
+                        self.store.set_attention(game, None).await?;
+                    }
+                    Err(error) => {
+                        tracing::warn!(%game, %error, "the clock sweep skipped a game");
+                    }
+                }
+            }
+            match games.last() {
+                Some(&last) if games.len() as u64 == SWEEP_PAGE => after = last,
+                _ => return Ok(sweep),
+            }
+        }
+    }
+
+    /// Records everything due on one game's clocks now, one commit per reminder or timeout.
+    async fn sweep_game(&self, id: Uuid, sweep: &mut Sweep) -> Result<()> {
+        let slot = self.slot(id);
+        let mut freshness = Freshness::AtHead;
+        let mut attempts = 0;
+        loop {
+            let mut guard = slot.game.lock().await;
+            let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
+            let at = self.now();
+            let Some(due) = loaded.sitting.due(moment(at)).first().copied() else {
+                self.attend(loaded).await;
+                if loaded.sitting.is_over() {
+                    self.store.set_attention(id, None).await?;
+                }
+                return Ok(());
+            };
+            let (scratch, events) = self.record_due(loaded, due, at)?;
+            match self.append_batch(loaded, &events, None).await {
+                Ok(Appended::Recorded) => {
+                    loaded.sitting = scratch;
+                    loaded.version += events.len() as u64;
+                    loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+                    match due {
+                        Due::Reminder(_) => sweep.reminders += 1,
+                        Due::Timeout(_) => sweep.timeouts += 1,
+                    }
+                    freshness = Freshness::Cached;
+                    attempts = 0;
+                }
+                Ok(Appended::LostRace) => {
+                    attempts += 1;
+                    if attempts >= APPEND_ATTEMPTS {
+                        return Err(ServiceError::Conflict);
+                    }
+                    freshness = Freshness::AtHead;
+                }
+                Err(unknown @ ServiceError::OutcomeUnknown { .. }) => {
+                    *guard = None;
+                    return Err(unknown);
+                }
+                Err(other) => return Err(other),
+            }
+        }
+    }
+
+    /// The entries that record `due` at `at`, chained onto the log, and the game as they
+    /// leave it: a reminder alone; a timeout, and under `default_move` the seat's default
+    /// action as a move of its own in the same commit.
+    fn record_due(
+        &self,
+        loaded: &Loaded,
+        due: Due,
+        at: DateTime<Utc>,
+    ) -> Result<(Sitting, Vec<StoredEvent>)> {
+        let now = moment(at);
+        let mut scratch = Sitting {
+            rules: loaded.sitting.rules.clone_table(),
+            table: loaded.sitting.table.clone(),
+        };
+        let clock = |seat: Seat| loaded.sitting.table.clocks().and_then(|c| c.seat(seat));
+        let event = match due {
+            Due::Reminder(seat) => TableEvent::Reminded {
+                seat,
+                due: clock(seat)
+                    .and_then(|c| c.reminder_due())
+                    .ok_or(TableRefusal::NotRemindable(seat))?,
+            },
+            Due::Timeout(seat) => TableEvent::TimedOut {
+                seat,
+                deadline: clock(seat)
+                    .and_then(|c| c.deadline())
+                    .ok_or(TableRefusal::NotDue(seat))?,
+            },
+        };
+        scratch.admit(&event, now)?;
+        scratch.apply_table(&event, now);
+        let mut events = chain_events(
+            &loaded.record,
+            &[event.to_recorded()],
+            loaded.version + 1,
+            None,
+            None,
+            &loaded.head_hash,
+            at,
+        )?;
+        if let (Due::Timeout(seat), Some(defaulting)) = (due, scratch.table.defaulting()) {
+            debug_assert_eq!(seat, defaulting);
+            let action = scratch
+                .rules
+                .default_action(seat)
+                .ok_or(TableRefusal::Defaulting(seat))?;
+            let first_seq = loaded.version + 2;
+            let decision = scratch.decide(
+                seat,
+                &action,
+                &mut Chance::new(loaded.record.seed, first_seq),
+                now,
+            )?;
+            let head = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+            events.extend(chain_events(
+                &loaded.record,
+                &decision.events,
+                first_seq,
+                Some(seat.0),
+                decision.action.as_ref(),
+                &head,
+                at,
+            )?);
+            scratch.apply_decision(
+                decision,
+                Stamp {
+                    at: now,
+                    mover: Some(seat),
+                },
+            );
+        }
+        let length = loaded.version + events.len() as u64;
+        if length > self.max_events {
+            return Err(ServiceError::LogFull {
+                limit: self.max_events,
+            });
+        }
+        Ok((scratch, events))
+    }
+}
