@@ -1445,4 +1445,77 @@ mod tests {
         };
         assert_eq!(girl_for_two().admit(&clock, NOW), Err(TableRefusal::NoBots));
     }
+
+    #[test]
+    fn in_every_game_a_clock_that_always_runs_out_plays_the_defaults_to_the_end() {
+        // Nobody ever moves: every seat the game waits for times out at its deadline and has
+        // its default move played, until the game ends. Each timeout is admitted, each
+        // default decided at the moment recorded for it.
+        for engine in crate::catalog::engines() {
+            let description = engine.describe();
+            for players in description.min_players..=description.max_players {
+                let names: Vec<crate::Player> = (0..players)
+                    .map(|i| crate::Player {
+                        name: format!("P{i}"),
+                    })
+                    .collect();
+                let mut rules = engine.open(&names, &json!({})).unwrap();
+                let mut seq = 1;
+                let opening = rules.start(&mut Chance::new(crate::Seed([3; 32]), seq));
+                seq += opening.events.len() as u64;
+                rules.apply(opening);
+                let mut sitting = Sitting::new(rules, players);
+                let clock = TableEvent::ClockSet {
+                    control: TimeControl::Correspondence { days: 1 },
+                    on_timeout: TimeoutPolicy::DefaultMove,
+                    vacation: true,
+                };
+                sitting.apply_table(&clock, NOW);
+                seq += 1;
+                let mut now = NOW;
+                let mut steps = 0;
+                while !sitting.is_over() {
+                    steps += 1;
+                    assert!(steps < 100_000, "{} never ends", description.id);
+                    // The seat whose time runs out first, as the sweeper finds it.
+                    let (deadline, seat) = sitting
+                        .to_act()
+                        .into_iter()
+                        .filter_map(|seat| Some((sitting.deadline(seat)?, seat)))
+                        .min()
+                        .expect("a seat owed a move has a deadline");
+                    now = now.max(deadline);
+                    let timeout = TableEvent::TimedOut { seat, deadline };
+                    assert_eq!(sitting.admit(&timeout, now), Ok(()), "{}", description.id);
+                    sitting.apply_table(&timeout, now);
+                    seq += 1;
+                    if sitting.is_over() {
+                        break;
+                    }
+                    let action = sitting.rules.default_action(seat).expect("a default");
+                    let decision = sitting
+                        .decide(
+                            seat,
+                            &action,
+                            &mut Chance::new(crate::Seed([3; 32]), seq),
+                            now,
+                        )
+                        .unwrap_or_else(|e| panic!("{}: {e:?}", description.id));
+                    assert_eq!(
+                        decision.action.as_ref(),
+                        Some(&action),
+                        "the default is canonical"
+                    );
+                    seq += decision.events.len() as u64;
+                    sitting.apply_decision(
+                        decision,
+                        Stamp {
+                            at: now,
+                            mover: Some(seat),
+                        },
+                    );
+                }
+            }
+        }
+    }
 }
