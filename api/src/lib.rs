@@ -15,4 +15,5 @@ pub mod service;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+pub mod webhooks;
 pub mod workers;

@@ -182,6 +182,18 @@ impl Signer {
         &self.key_id
     }
 
+    /// A 32-byte key for another purpose, derived from this secret seed and `purpose` (HMAC-
+    /// SHA256): the operator keeps one secret file, every instance derives the same keys, and
+    /// no derived key tells anything of the seed or of another purpose's key.
+    pub fn derive_key(&self, purpose: &str) -> [u8; 32] {
+        use hmac::Mac as _;
+        // HMAC takes a key of any length, so this cannot fail.
+        let mut mac = <hmac::Hmac<Sha256> as hmac::Mac>::new_from_slice(&self.key.to_bytes())
+            .unwrap_or_else(|_| unreachable!("HMAC accepts every key length"));
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+
     /// The 32 public-key bytes.
     pub fn public_key(&self) -> [u8; 32] {
         self.key.verifying_key().to_bytes()
@@ -306,6 +318,19 @@ fn warn_if_readable_by_others(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn derived_keys_depend_on_the_seed_and_the_purpose_and_are_not_the_seed() {
+        let (a, b) = (Signer::from_seed([1; 32]), Signer::from_seed([2; 32]));
+        let key = a.derive_key("webhook secrets v1");
+        assert_eq!(
+            key,
+            Signer::from_seed([1; 32]).derive_key("webhook secrets v1")
+        );
+        assert_ne!(key, a.derive_key("something else"));
+        assert_ne!(key, b.derive_key("webhook secrets v1"));
+        assert_ne!(key, [1; 32]);
+    }
 
     /// The golden key: seed bytes 0, 1, …, 31. `tools/ed25519.py --self-test` checks the same
     /// receipt, so the two implementations provably agree on the message bytes.
