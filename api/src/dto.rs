@@ -1182,3 +1182,207 @@ pub struct SignIn {
     )]
     pub token_name: String,
 }
+
+/// What a webhook can be told of. Each message is about one of the registering account's
+/// games and carries only what that account may see (its inbox row); fetch the game's view
+/// for the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+pub enum WebhookEventType {
+    /// The last seat was taken: a hosted game has begun.
+    #[serde(rename = "game.started")]
+    GameStarted,
+    /// It is the move of one of the account's seats.
+    #[serde(rename = "game.your_turn")]
+    GameYourTurn,
+    /// One of the account's seats has used 80 % of its time for this move.
+    #[serde(rename = "game.deadline_near")]
+    GameDeadlineNear,
+    /// One of the account's seats ran out of time.
+    #[serde(rename = "game.timed_out")]
+    GameTimedOut,
+    /// The game is over.
+    #[serde(rename = "game.finished")]
+    GameFinished,
+    /// Someone took a seat of a game the account hosts or sits in.
+    #[serde(rename = "invitation.accepted")]
+    InvitationAccepted,
+    /// A ping asked for by `POST /v1/webhooks/{id}/test` (always sent, whatever `events`).
+    #[serde(rename = "webhook.test")]
+    WebhookTest,
+}
+
+impl WebhookEventType {
+    /// The type's name as sent in `type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WebhookEventType::GameStarted => "game.started",
+            WebhookEventType::GameYourTurn => "game.your_turn",
+            WebhookEventType::GameDeadlineNear => "game.deadline_near",
+            WebhookEventType::GameTimedOut => "game.timed_out",
+            WebhookEventType::GameFinished => "game.finished",
+            WebhookEventType::InvitationAccepted => "invitation.accepted",
+            WebhookEventType::WebhookTest => "webhook.test",
+        }
+    }
+
+    /// The type named `name`.
+    pub fn named(name: &str) -> Option<Self> {
+        [
+            WebhookEventType::GameStarted,
+            WebhookEventType::GameYourTurn,
+            WebhookEventType::GameDeadlineNear,
+            WebhookEventType::GameTimedOut,
+            WebhookEventType::GameFinished,
+            WebhookEventType::InvitationAccepted,
+            WebhookEventType::WebhookTest,
+        ]
+        .into_iter()
+        .find(|t| t.name() == name)
+    }
+}
+
+/// `POST /v1/webhooks`: an endpoint to be told of this account's games.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewWebhook {
+    /// Where to send: an absolute `https` (or `http`) URL on a public address, without
+    /// credentials or fragment.
+    #[schema(max_length = 2000, example = "https://example.com/parlour/hooks")]
+    pub url: String,
+    /// What to send; at least one type, `webhook.test` aside.
+    #[schema(min_items = 1)]
+    pub events: Vec<WebhookEventType>,
+    /// A note for yourself.
+    #[schema(max_length = 200)]
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `PATCH /v1/webhooks/{id}`: what to change; a field left out stays as it is.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookChange {
+    /// A new destination.
+    #[schema(max_length = 2000)]
+    #[serde(default)]
+    pub url: Option<String>,
+    /// A new set of event types.
+    #[schema(min_items = 1)]
+    #[serde(default)]
+    pub events: Option<Vec<WebhookEventType>>,
+    /// A new note.
+    #[schema(max_length = 200)]
+    #[serde(default)]
+    pub description: Option<String>,
+    /// `true` to send again (after the server disabled it, or you did), `false` to stop.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+/// A registered endpoint (its secret is shown only when it is made).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Webhook {
+    /// Its id.
+    pub id: Uuid,
+    /// Where messages go.
+    pub url: String,
+    /// Your note.
+    pub description: String,
+    /// What it is sent.
+    pub events: Vec<WebhookEventType>,
+    /// Whether messages are sent to it now.
+    pub enabled: bool,
+    /// Why the server disabled it: the receiver answered `410 Gone`, or every delivery failed
+    /// for three days.
+    pub disabled_reason: Option<String>,
+    /// Since when every delivery has failed, if they have.
+    pub failing_since: Option<DateTime<Utc>>,
+    /// Until when the secret before the last rotation also signs.
+    pub previous_secret_until: Option<DateTime<Utc>>,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+}
+
+/// `POST /v1/webhooks` and `…/rotate-secret`: the endpoint, and its signing secret, shown
+/// this once.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WebhookWithSecret {
+    /// The endpoint.
+    pub webhook: Webhook,
+    /// The Standard Webhooks signing secret: verify `webhook-signature` with it.
+    #[schema(example = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwz1EpC5dZXW0=")]
+    pub secret: String,
+}
+
+/// `GET /v1/webhooks`: the account's endpoints.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WebhookList {
+    /// Oldest first.
+    pub webhooks: Vec<Webhook>,
+}
+
+/// Where a delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryState {
+    /// To be sent (again) at `next_attempt`.
+    Pending,
+    /// A 2xx came back.
+    Delivered,
+    /// Given up: out of attempts, or the endpoint was disabled. `…/retry` sends it again.
+    Failed,
+}
+
+/// One attempt to deliver a message.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeliveryAttempt {
+    /// When it was made.
+    pub at: DateTime<Utc>,
+    /// The receiver's status, if it answered in time.
+    pub status: Option<u16>,
+    /// How long it took, in milliseconds.
+    pub latency_ms: u64,
+    /// The answer's first bytes, or why there was none.
+    pub response: String,
+}
+
+/// One message owed to an endpoint, and every attempt to deliver it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Delivery {
+    /// The message's `webhook-id`, the same on every attempt.
+    #[schema(example = "msg_2b0c8f0e6a5d4c3b2a190817")]
+    pub id: String,
+    /// What it tells of.
+    #[serde(rename = "type")]
+    pub event_type: WebhookEventType,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+    /// Where it stands.
+    pub state: DeliveryState,
+    /// When it is next sent, if pending.
+    pub next_attempt: Option<DateTime<Utc>>,
+    /// The attempts, oldest first.
+    pub attempts: Vec<DeliveryAttempt>,
+}
+
+/// `GET /v1/webhooks/{id}/deliveries`: newest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeliveryPage {
+    /// The deliveries.
+    pub deliveries: Vec<Delivery>,
+    /// Send as `before` for the next page; absent on the last.
+    pub next: Option<String>,
+}
+
+/// The body of every webhook message (Standard Webhooks' `type`, `timestamp`, `data`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WebhookPayload {
+    /// What it tells of.
+    #[serde(rename = "type")]
+    pub event_type: WebhookEventType,
+    /// When the server made the message.
+    pub timestamp: DateTime<Utc>,
+    /// The game as the account's inbox shows it just after the commit told of (for
+    /// `webhook.test`, absent).
+    pub data: Option<InboxGame>,
+}

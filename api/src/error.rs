@@ -85,6 +85,8 @@ pub enum Problem {
     BotUnavailable,
     /// A vacation that cannot begin or end now.
     VacationRefused,
+    /// A webhook that cannot be registered or changed like that.
+    InvalidWebhook,
     /// The database does not answer.
     Unavailable,
     /// A fault on our side.
@@ -124,6 +126,7 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::InvalidClock,         "invalid-clock",          422, "The move clock cannot be set like that"),
     (Problem::BotUnavailable,       "bot-unavailable",        422, "No bot can take a seat yet"),
     (Problem::VacationRefused,      "vacation-refused",       409, "The vacation cannot begin or end now"),
+    (Problem::InvalidWebhook,       "invalid-webhook",        422, "The webhook cannot be registered like that"),
     (Problem::PreconditionRequired, "precondition-required",  428, "A move must say which version it was decided from"),
     (Problem::TooManyStreams,       "too-many-streams",       429, "Too many event streams are open"),
     (Problem::RateLimited,          "rate-limited",           429, "Too many requests"),
@@ -507,6 +510,8 @@ impl From<ServiceError> for ApiError {
             )
             | ServiceError::Vacation(_) => ApiError::new(Problem::VacationRefused, detail),
             ServiceError::TableRefused(_) => ApiError::new(Problem::MalformedRequest, detail),
+            ServiceError::BadWebhook(_) => ApiError::new(Problem::InvalidWebhook, detail),
+            ServiceError::WebhookNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::Seating(SeatingRefusal::NotHost) => {
                 ApiError::new(Problem::NotHost, detail)
             }
@@ -574,6 +579,7 @@ mod tests {
             Problem::InvalidClock,
             Problem::BotUnavailable,
             Problem::VacationRefused,
+            Problem::InvalidWebhook,
             Problem::LogFull,
             Problem::TooManyStreams,
             Problem::RateLimited,

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use parlour::http::cors::CorsSettings;
 use parlour::http::rate_limit::{self, AddressRange, Quota, RateLimitSettings};
 use parlour::limits::StreamLimits;
+use parlour::service::webhooks::WebhookSettings;
 use parlour::startup::{Application, Settings};
 use parlour::store::DbSettings;
 use parlour::telemetry::LogFormat;
@@ -91,6 +92,13 @@ struct Cli {
     /// Vacation days each account has a calendar year.
     #[arg(long, env = "PARLOUR_VACATION_DAYS", default_value_t = parlour::service::DEFAULT_VACATION_DAYS)]
     vacation_days: u32,
+    /// Let webhooks be sent to loopback, private and link-local addresses (receivers on the
+    /// operator's own network, and tests); off, such URLs are refused.
+    #[arg(long, env = "PARLOUR_WEBHOOKS_ALLOW_PRIVATE", value_parser = BoolishValueParser::new())]
+    webhooks_allow_private: bool,
+    /// Seconds a webhook receiver has to answer.
+    #[arg(long, env = "PARLOUR_WEBHOOK_TIMEOUT", default_value = "15", value_parser = seconds)]
+    webhook_timeout: Duration,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -156,6 +164,11 @@ impl Cli {
             require_preconditions: self.require_preconditions,
             vacation_days_per_year: self.vacation_days,
             idempotency_key_lifetime: self.idempotency_key_lifetime,
+            webhooks: WebhookSettings {
+                allow_private: self.webhooks_allow_private,
+                timeout: self.webhook_timeout,
+                ..WebhookSettings::default()
+            },
             ..Settings::default()
         })
     }

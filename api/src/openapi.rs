@@ -30,6 +30,7 @@ use crate::dto;
 use crate::receipts;
 use crate::routes::{
     accounts, catalog as catalog_routes, games, health, keys, seating, statistics, vacation,
+    webhooks,
 };
 
 mod per_game;
@@ -50,9 +51,85 @@ pub const REQUEST_ID: &str = "x-request-id";
 pub fn spec() -> Value {
     // utoipa's document is plain data with string keys, which always serialises.
     let document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
-    with_account_links(with_create_links(without_null_parameters(
-        closed_seat_plans(with_published_schemas(document)),
+    with_webhooks(with_account_links(with_create_links(
+        without_null_parameters(closed_seat_plans(with_published_schemas(document))),
     )))
+}
+
+/// The messages Parlour sends to registered endpoints, as OpenAPI 3.1 `webhooks`: one per event
+/// type, each a signed `POST` of a `WebhookPayload` (`docs/webhooks.md`). utoipa has no
+/// `webhooks`, so they are added to the document here.
+fn with_webhooks(mut document: Value) -> Value {
+    use crate::dto::WebhookEventType as E;
+    let header = |name: &str, description: &str| {
+        serde_json::json!({
+            "name": name, "in": "header", "required": true,
+            "description": description, "schema": {"type": "string"}
+        })
+    };
+    let mut hooks = serde_json::Map::new();
+    for (event, when) in [
+        (
+            E::GameStarted,
+            "The last seat of one of the account's hosted games was taken.",
+        ),
+        (
+            E::GameYourTurn,
+            "A commit left one of the account's seats to act.",
+        ),
+        (
+            E::GameDeadlineNear,
+            "One of the account's seats has used 80 % of its time for this move.",
+        ),
+        (
+            E::GameTimedOut,
+            "One of the account's seats ran out of time.",
+        ),
+        (E::GameFinished, "One of the account's games is over."),
+        (
+            E::InvitationAccepted,
+            "Someone took a seat of one of the account's games.",
+        ),
+        (E::WebhookTest, "The endpoint's owner asked for a ping."),
+    ] {
+        let id: String = event
+            .name()
+            .split(['.', '_'])
+            .map(|word| {
+                let mut chars = word.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_uppercase().chain(chars).collect::<String>()
+                })
+            })
+            .collect();
+        hooks.insert(
+            event.name().to_string(),
+            serde_json::json!({"post": {
+                "operationId": format!("on{id}"),
+                "tags": ["webhooks"],
+                // Parlour sends no credential: the receiver checks the signature.
+                "security": [],
+                "summary": format!("`{}`", event.name()),
+                "description": format!("{when} Signed as Standard Webhooks say: verify `webhook-signature` over `{{webhook-id}}.{{webhook-timestamp}}.{{body}}` with the endpoint's secret."),
+                "parameters": [
+                    header("webhook-id", "The message's id: the same on every retry; dedup on it."),
+                    header("webhook-timestamp", "When this attempt was made, in Unix seconds."),
+                    header("webhook-signature", "`v1,<base64 HMAC-SHA256>`, space-separated when two secrets sign."),
+                ],
+                "requestBody": {"required": true, "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/WebhookPayload"}
+                }}},
+                "responses": {
+                    "200": {"description": "Received: any 2xx within 15 s is success"},
+                    "410": {"description": "Gone: the endpoint is disabled at once"}
+                }
+            }}),
+        );
+    }
+    if let Some(root) = document.as_object_mut() {
+        root.insert("webhooks".into(), Value::Object(hooks));
+    }
+    document
 }
 
 /// A seat plan is one of a few closed shapes (`deny_unknown_fields`: `{"kind": "me"}` takes no
@@ -140,6 +217,8 @@ are of in `game`, the discriminator.",
         seating::host, seating::inbox, seating::claim, seating::offer, seating::withdraw,
         seating::abort, seating::resign, seating::stream, seating::notices,
         vacation::show, vacation::begin, vacation::end,
+        webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
+        webhooks::rotate, webhooks::test, webhooks::deliveries, webhooks::retry,
     ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
@@ -158,6 +237,9 @@ are of in `game`, the discriminator.",
         dto::HostedGame, dto::AccountRef, dto::OpenTo, dto::SeatingView, dto::SeatingSeat,
         dto::SeatClaim, dto::SeatOffer, dto::Asked, dto::InboxGame, dto::Inbox,
         dto::NoticeKind, dto::Notice, dto::NoticePage,
+        dto::WebhookEventType, dto::NewWebhook, dto::WebhookChange, dto::Webhook,
+        dto::WebhookWithSecret, dto::WebhookList, dto::DeliveryState, dto::DeliveryAttempt,
+        dto::Delivery, dto::DeliveryPage, dto::WebhookPayload,
     )),
     modifiers(&SeatToken, &Conventions, &GameVariants, &StreamEvents, &Examples, &FreeFormObjects),
     tags(
@@ -167,6 +249,7 @@ are of in `game`, the discriminator.",
         (name = "receipts", description = "The keys that sign move receipts"),
         (name = "accounts", description = "Accounts and their named tokens"),
         (name = "tables", description = "Games hosted by accounts: seats, invitations, claims, aborts and resignations; the inbox"),
+        (name = "webhooks", description = "Signed messages (Standard Webhooks) telling an account's endpoints of its games"),
     )
 )]
 pub struct ApiDoc;

@@ -18,10 +18,12 @@ use crate::http::trace;
 use crate::limits::{self, StreamGate, StreamLimits};
 use crate::receipts::{KeyError, Signer};
 use crate::routes;
+use crate::service::webhooks::{WebhookCommits, WebhookSettings};
 use crate::service::{AfterCommit, Clock, Parlour};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
 use crate::workers::clocks::ClockSweeper;
+use crate::workers::webhooks::{WebhookFanOut, WebhookRelay};
 use crate::workers::{LeaderJob, LeaderStatus, OutboxHandler, OutboxSettings, Workers};
 
 /// Largest request body accepted.
@@ -54,6 +56,9 @@ pub struct Settings {
     /// Whether the leader sweeps the move clocks (`workers::clocks`); on by default. Tests
     /// that drive the sweep themselves turn it off.
     pub sweep_clocks: bool,
+    /// How webhooks are sent (`service::webhooks`): the receivers' timeout, and whether
+    /// private addresses may be sent to (off by default).
+    pub webhooks: WebhookSettings,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -85,6 +90,7 @@ impl Default for Settings {
             require_preconditions: false,
             vacation_days_per_year: crate::service::DEFAULT_VACATION_DAYS,
             sweep_clocks: true,
+            webhooks: WebhookSettings::default(),
         }
     }
 }
@@ -186,7 +192,9 @@ impl Application {
             .with_max_events(settings.max_events_per_game)
             .with_idempotency_lifetime(settings.idempotency_key_lifetime)
             .with_required_preconditions(settings.require_preconditions)
-            .with_vacation_days(settings.vacation_days_per_year);
+            .with_vacation_days(settings.vacation_days_per_year)
+            .with_webhook_settings(settings.webhooks)
+            .with_after_commit(Arc::new(WebhookCommits));
         if let Some(clock) = hooks.clock {
             parlour = parlour.with_clock(clock);
         }
@@ -199,10 +207,15 @@ impl Application {
         if settings.sweep_clocks {
             leader_jobs.push(Arc::new(ClockSweeper::new(running.clone())));
         }
+        if settings.webhooks.relay {
+            leader_jobs.push(Arc::new(WebhookRelay::new(running.clone())));
+        }
+        let mut outbox = hooks.outbox;
+        outbox.push(Arc::new(WebhookFanOut::new(running.clone())));
         let workers = Workers {
             bus: Arc::new(Bus::new()),
             bus_settings: settings.bus,
-            outbox: hooks.outbox,
+            outbox,
             outbox_settings: settings.outbox,
             leader_jobs,
             leadership: Arc::new(LeaderStatus::default()),

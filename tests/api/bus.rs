@@ -247,7 +247,12 @@ async fn a_commit_held_back_by_a_transaction_in_flight_wakes_its_waiters_once_th
 struct EveryBatch;
 
 impl AfterCommit for EveryBatch {
-    fn durable_work(&self, game: &GameRecord, entries: &[StoredEvent]) -> Vec<OutboxMessage> {
+    fn durable_work(
+        &self,
+        game: &GameRecord,
+        _sitting: &parlour_domain::table_events::Sitting,
+        entries: &[StoredEvent],
+    ) -> Vec<OutboxMessage> {
         entries
             .last()
             .map(|last| OutboxMessage {

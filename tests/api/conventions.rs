@@ -12,10 +12,11 @@ use parlour::receipts::Signer;
 use parlour::service::ManualClock;
 use parlour::startup::{Application, Settings};
 use parlour::store::{
-    self, AccountRecord, AccountStore, AccountTokenRecord, ClockStore, Committed, EventStore,
-    FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership,
-    LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, StoreError,
-    StoredEvent, VacationRecord,
+    self, AccountRecord, AccountStore, AccountTokenRecord, AttemptRecord, ClockStore, Committed,
+    EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
+    Leadership, LogStore, MessageState, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    SignInCodeRecord, StoreError, StoredEvent, VacationRecord, WebhookMessageRecord, WebhookRecord,
+    WebhookStore,
 };
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
@@ -521,6 +522,68 @@ impl ClockStore for HeldAppend {
         limit: u64,
     ) -> Result<Vec<(Uuid, u64)>, StoreError> {
         self.inner.idle_games(before, after, limit).await
+    }
+}
+
+#[async_trait]
+impl WebhookStore for HeldAppend {
+    async fn create_webhook(&self, webhook: &WebhookRecord) -> Result<(), StoreError> {
+        self.inner.create_webhook(webhook).await
+    }
+    async fn webhooks_of(&self, account: Uuid) -> Result<Vec<WebhookRecord>, StoreError> {
+        self.inner.webhooks_of(account).await
+    }
+    async fn webhook(&self, id: Uuid) -> Result<Option<WebhookRecord>, StoreError> {
+        self.inner.webhook(id).await
+    }
+    async fn save_webhook(&self, webhook: &WebhookRecord) -> Result<bool, StoreError> {
+        self.inner.save_webhook(webhook).await
+    }
+    async fn delete_webhook(&self, id: Uuid) -> Result<bool, StoreError> {
+        self.inner.delete_webhook(id).await
+    }
+    async fn enqueue_messages(&self, messages: &[WebhookMessageRecord]) -> Result<(), StoreError> {
+        self.inner.enqueue_messages(messages).await
+    }
+    async fn due_messages(
+        &self,
+        by: DateTime<Utc>,
+        limit: u64,
+    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
+        self.inner.due_messages(by, limit).await
+    }
+    async fn record_attempt(
+        &self,
+        id: &str,
+        attempt: &AttemptRecord,
+        state: MessageState,
+        next_attempt: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .record_attempt(id, attempt, state, next_attempt)
+            .await
+    }
+    async fn reschedule_message(
+        &self,
+        webhook: Uuid,
+        id: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.inner.reschedule_message(webhook, id, at).await
+    }
+    async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {
+        self.inner.fail_pending(webhook).await
+    }
+    async fn messages_of(
+        &self,
+        webhook: Uuid,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
+        self.inner.messages_of(webhook, before, limit).await
+    }
+    async fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
+        self.inner.attempts_of(id).await
     }
 }
 

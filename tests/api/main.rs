@@ -42,3 +42,4 @@ mod strict_input;
 mod table_events;
 mod tables;
 mod verify;
+mod webhooks;

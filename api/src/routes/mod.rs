@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod seating;
 pub mod statistics;
 pub mod vacation;
+pub mod webhooks;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
@@ -130,6 +131,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(vacation::show)
         .service(vacation::begin)
         .service(vacation::end)
+        .service(webhooks::create)
+        .service(webhooks::list)
+        .service(webhooks::show)
+        .service(webhooks::update)
+        .service(webhooks::remove)
+        .service(webhooks::rotate)
+        .service(webhooks::test)
+        .service(webhooks::deliveries)
+        .service(webhooks::retry)
         .service(keys::keys);
 }
 

@@ -140,50 +140,13 @@ impl Parlour {
                 continue;
             }
             let Some(last) = run.last() else { continue };
-            let Some(row) = self.inbox_row_at(game, &me, last.seq).await? else {
+            let kinds: Vec<&str> = run.iter().map(|c| c.kind.as_str()).collect();
+            let Some((row, kinds)) = self
+                .run_notices(game, &me, run[0].seq, last.seq, &kinds)
+                .await?
+            else {
                 continue;
             };
-            let has = |kind: &str| run.iter().any(|c| c.kind == kind);
-            // A clock's facts name a seat: only that seat's player is told of them.
-            let mut clock_facts = Vec::new();
-            if let (Some(seat), true) = (row.seat, has("table.reminded") || has("table.timed_out"))
-            {
-                let first = run[0].seq.saturating_sub(1);
-                for event in self
-                    .store
-                    .events(game, first, Some(run.len() as u64))
-                    .await?
-                {
-                    if event.data.get("seat") == Some(&json!(seat)) {
-                        clock_facts.push(event.kind);
-                    }
-                }
-            }
-            let mut kinds = Vec::new();
-            // A reminder alone asks nothing new: the move was already asked for.
-            let reminder_only = run.iter().all(|c| c.kind == "table.reminded");
-            if row.asked == Asked::Move && !reminder_only {
-                kinds.push(NoticeKind::YourTurn);
-            }
-            if clock_facts.iter().any(|k| k == "table.reminded") {
-                kinds.push(NoticeKind::DeadlineNear);
-            }
-            if clock_facts.iter().any(|k| k == "table.timed_out") {
-                kinds.push(NoticeKind::TimedOut);
-            }
-            if row.asked == Asked::Claim && has("table.seat_offered") {
-                kinds.push(NoticeKind::Invited);
-            }
-            // The host's own seat, taken as the game is created, is no claim to tell of.
-            if has("table.seated") && !has("table.hosted") {
-                kinds.push(NoticeKind::SeatClaimed);
-                if row.status == Status::Active {
-                    kinds.push(NoticeKind::Started);
-                }
-            }
-            if row.status == Status::Finished {
-                kinds.push(NoticeKind::Ended);
-            }
             notices.push(Notice {
                 id: cursor_text(last.cursor()),
                 game,
@@ -193,6 +156,63 @@ impl Parlour {
             });
         }
         Ok(notices)
+    }
+
+    /// What one commit to `game` — its entries `first..=last`, of these kinds — tells
+    /// `account`: its inbox row just after, and the notices; `None` when the game does not
+    /// place the account. The account's stream and its webhooks both say exactly this.
+    pub(super) async fn run_notices(
+        &self,
+        game: Uuid,
+        account: &str,
+        first: u64,
+        last: u64,
+        run: &[&str],
+    ) -> Result<Option<(InboxGame, Vec<NoticeKind>)>> {
+        let Some(row) = self.inbox_row_at(game, account, last).await? else {
+            return Ok(None);
+        };
+        let has = |kind: &str| run.contains(&kind);
+        // A clock's facts name a seat: only that seat's player is told of them.
+        let mut clock_facts = Vec::new();
+        if let (Some(seat), true) = (row.seat, has("table.reminded") || has("table.timed_out")) {
+            let count = last.saturating_sub(first) + 1;
+            for event in self
+                .store
+                .events(game, first.saturating_sub(1), Some(count))
+                .await?
+            {
+                if event.data.get("seat") == Some(&json!(seat)) {
+                    clock_facts.push(event.kind);
+                }
+            }
+        }
+        let mut kinds = Vec::new();
+        // A reminder alone asks nothing new: the move was already asked for.
+        let reminder_only = run.iter().all(|kind| *kind == "table.reminded");
+        if row.asked == Asked::Move && !reminder_only {
+            kinds.push(NoticeKind::YourTurn);
+        }
+        if clock_facts.iter().any(|k| k == "table.reminded") {
+            kinds.push(NoticeKind::DeadlineNear);
+        }
+        if clock_facts.iter().any(|k| k == "table.timed_out") {
+            kinds.push(NoticeKind::TimedOut);
+        }
+        if row.asked == Asked::Claim && has("table.seat_offered") {
+            kinds.push(NoticeKind::Invited);
+        }
+        // The host's own seat, taken as the game is created, is no claim to tell of.
+        if has("table.seated") && !has("table.hosted") {
+            kinds.push(NoticeKind::SeatClaimed);
+            if row.status == Status::Active {
+                kinds.push(NoticeKind::Started);
+            }
+        }
+        if row.status == Status::Finished {
+            kinds.push(NoticeKind::Ended);
+        }
+        Ok(Some((row, kinds)))
     }
 
     /// Where the feed ends now: a stream without `Last-Event-ID` starts here.

@@ -138,6 +138,12 @@ pub enum ServiceError {
     /// The move clock asked for cannot be used.
     #[error("{0}")]
     BadClock(String),
+    /// A webhook cannot be registered or changed like that.
+    #[error("{0}")]
+    BadWebhook(String),
+    /// The caller has no such webhook, or the webhook no such delivery.
+    #[error("there is no webhook {0}")]
+    WebhookNotFound(String),
     /// A clock that hands a timed-out seat to a bot: Parlour has none yet.
     #[error(
         "no bot can take over a seat yet: choose `default_move` or `forfeit` for `on_timeout`"
@@ -178,6 +184,7 @@ mod seating;
 mod table;
 pub mod text;
 mod vacation;
+pub mod webhooks;
 
 pub use accounts::{
     AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME, SIGN_IN_CODE_LIFETIME,
@@ -238,6 +245,8 @@ pub struct Parlour {
     in_flight: Arc<Mutex<HashSet<(Uuid, u8, String)>>>,
     /// Each account's vacation days a calendar year.
     vacation_days: u32,
+    /// How the webhook relay sends.
+    webhook_settings: webhooks::WebhookSettings,
 }
 
 /// How an append went, when it did not fail outright.
@@ -252,8 +261,14 @@ enum Appended {
 /// messages are written in the same transaction as the entries, so neither is ever kept
 /// without the other, and `workers::outbox` does each at least once after the commit.
 pub trait AfterCommit: Send + Sync {
-    /// The messages that must follow `entries`, about to be appended to `game`'s log.
-    fn durable_work(&self, game: &GameRecord, entries: &[StoredEvent]) -> Vec<OutboxMessage>;
+    /// The messages that must follow `entries`, about to be appended to `game`'s log, whose
+    /// table stood as `sitting` before them.
+    fn durable_work(
+        &self,
+        game: &GameRecord,
+        sitting: &Sitting,
+        entries: &[StoredEvent],
+    ) -> Vec<OutboxMessage>;
 }
 
 /// Who is asking, once their token has been checked.
@@ -440,7 +455,14 @@ impl Parlour {
             require_preconditions: false,
             in_flight: Arc::new(Mutex::new(HashSet::new())),
             vacation_days: vacation::DEFAULT_VACATION_DAYS,
+            webhook_settings: webhooks::WebhookSettings::default(),
         }
+    }
+
+    /// The same service sending webhooks so.
+    pub fn with_webhook_settings(mut self, settings: webhooks::WebhookSettings) -> Self {
+        self.webhook_settings = settings;
+        self
     }
 
     /// The same service giving each account `days` of vacation a calendar year.
@@ -497,7 +519,7 @@ impl Parlour {
         let work: Vec<OutboxMessage> = self
             .after_commit
             .iter()
-            .flat_map(|policy| policy.durable_work(&loaded.record, events))
+            .flat_map(|policy| policy.durable_work(&loaded.record, &loaded.sitting, events))
             .collect();
         match self
             .store

@@ -65,7 +65,7 @@ pub struct StoreErrorCounts {
 /// An event store whose every call is bounded in time, with outages classified (and whose
 /// leaderships' checks are too).
 pub struct Deadline<S> {
-    inner: S,
+    pub(super) inner: S,
     limit: Duration,
     unavailable: AtomicU64,
     faults: AtomicU64,
@@ -84,7 +84,7 @@ impl<S: EventStore> Deadline<S> {
 
     /// Runs one call under the deadline. `writes` says whether the call may commit something,
     /// so that a failure after the statement was sent is reported as `maybe_written`.
-    async fn run<T>(
+    pub(super) async fn run<T>(
         &self,
         writes: bool,
         call: impl Future<Output = Result<T, StoreError>>,

@@ -14,6 +14,7 @@ mod deadline;
 mod postgres;
 mod rows;
 mod sqlite;
+mod webhooks;
 
 use std::time::Duration;
 
@@ -26,6 +27,9 @@ use uuid::Uuid;
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
+pub use webhooks::{
+    AttemptRecord, MessageState, WebhookMessageRecord, WebhookRecord, WebhookStore,
+};
 
 /// A game as it was created: everything needed, with the log, to rebuild it.
 #[derive(Debug, Clone, PartialEq)]
@@ -552,7 +556,14 @@ pub const EVENTS_CHANNEL: &str = "parlour_events";
 
 /// The event store: every concern, so callers hold one `Arc<dyn EventStore>`.
 pub trait EventStore:
-    GameStore + LogStore + FeedStore + OutboxStore + LeaderStore + AccountStore + ClockStore
+    GameStore
+    + LogStore
+    + FeedStore
+    + OutboxStore
+    + LeaderStore
+    + AccountStore
+    + ClockStore
+    + WebhookStore
 {
 }
 
@@ -564,6 +575,7 @@ impl<
             + LeaderStore
             + AccountStore
             + ClockStore
+            + WebhookStore
             + ?Sized,
     > EventStore for T
 {

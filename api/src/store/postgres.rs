@@ -42,7 +42,7 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgre
 
 /// Postgres: each append is one statement, so a move costs one round trip and one commit.
 pub struct PostgresStore {
-    pool: PgPool,
+    pub(super) pool: PgPool,
 }
 
 impl PostgresStore {

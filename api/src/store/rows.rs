@@ -171,6 +171,8 @@ pub trait Columns {
     fn uuid(&self, name: &str) -> Result<Uuid, StoreError>;
     /// A time column (Postgres `TIMESTAMPTZ`, SQLite RFC 3339 text).
     fn time(&self, name: &str) -> Result<DateTime<Utc>, StoreError>;
+    /// A time column that may be null.
+    fn maybe_time(&self, name: &str) -> Result<Option<DateTime<Utc>>, StoreError>;
 }
 
 fn required<T>(value: Option<T>, name: &str) -> Result<T, StoreError> {
@@ -212,6 +214,10 @@ impl Columns for PgRow {
     fn time(&self, name: &str) -> Result<DateTime<Utc>, StoreError> {
         Ok(self.try_get(name)?)
     }
+
+    fn maybe_time(&self, name: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
 }
 
 impl Columns for SqliteRow {
@@ -235,6 +241,11 @@ impl Columns for SqliteRow {
     fn time(&self, name: &str) -> Result<DateTime<Utc>, StoreError> {
         let text: String = self.try_get(name)?;
         parse_time(&text)
+    }
+
+    fn maybe_time(&self, name: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let text: Option<String> = self.try_get(name)?;
+        text.as_deref().map(parse_time).transpose()
     }
 }
 

@@ -37,7 +37,7 @@ const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
 /// SQLite in WAL mode with full sync: an acknowledged move survives a crash.
 pub struct SqliteStore {
-    pool: SqlitePool,
+    pub(super) pool: SqlitePool,
 }
 
 impl SqliteStore {

@@ -13,6 +13,7 @@
 pub mod clocks;
 pub mod leader;
 pub mod outbox;
+pub mod webhooks;
 
 use std::sync::Arc;
 

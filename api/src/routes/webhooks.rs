@@ -1,0 +1,234 @@
+//! An account's webhooks: register, list, show, change, delete, rotate the secret, ping, and
+//! the delivery log (`service::webhooks`).
+
+use actix_web::{delete, get, patch, post, web, HttpResponse};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use super::accounts::{for_the_caller, object_body};
+use super::Bearer;
+use crate::dto::{
+    Delivery, DeliveryPage, NewWebhook, Webhook, WebhookChange, WebhookList, WebhookWithSecret,
+};
+use crate::error::ApiError;
+use crate::service::Parlour;
+
+const PROBLEM: &str = "application/problem+json";
+
+/// Where a page of the delivery log starts.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveriesQuery {
+    /// The `next` of the page before; the newest deliveries when absent.
+    #[param(pattern = "^[1-9][0-9]{0,17}$")]
+    pub before: Option<String>,
+}
+
+/// Registers an endpoint to be told of my games by signed messages (Standard Webhooks). The
+/// signing secret is in this answer only.
+#[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks", operation_id = "createWebhook",
+    request_body = NewWebhook,
+    security(("account_token" = [])),
+    responses(
+        (status = 201, body = WebhookWithSecret, description = "Registered: the endpoint, and its secret, shown this once"),
+        (status = 400, description = "Malformed body or an unknown event type", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 422, description = "A URL that is not https/http, does not resolve, or resolves to a private address; no events; too many webhooks (`invalid-webhook`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/webhooks")]
+pub async fn create(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let request: NewWebhook = object_body(body.into_inner())?;
+    let created = service.create_webhook(&caller, request).await?;
+    Ok(for_the_caller(&mut HttpResponse::Created()).json(created))
+}
+
+/// My endpoints.
+#[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks", operation_id = "listWebhooks",
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = WebhookList, description = "The account's endpoints, oldest first"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/webhooks")]
+pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let list = service.webhooks(&caller).await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(list))
+}
+
+/// One of my endpoints, with why it was disabled if it was.
+#[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "getWebhook",
+    params(("id" = Uuid, Path, description = "The webhook's id")),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = Webhook, description = "The endpoint"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/webhooks/{id}")]
+pub async fn show(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let webhook = service.webhook(&caller, id.into_inner()).await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(webhook))
+}
+
+/// Changes an endpoint's URL, events, note, or whether it is sent to; enabling a disabled
+/// one clears why it was disabled.
+#[utoipa::path(patch, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "updateWebhook",
+    params(("id" = Uuid, Path, description = "The webhook's id")),
+    request_body = WebhookChange,
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = Webhook, description = "The endpoint as it is now"),
+        (status = 400, description = "Malformed body or an unknown event type", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 422, description = "A URL or event set that cannot be used (`invalid-webhook`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[patch("/v1/webhooks/{id}")]
+pub async fn update(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<Uuid>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let change: WebhookChange = object_body(body.into_inner())?;
+    let webhook = service
+        .change_webhook(&caller, id.into_inner(), change)
+        .await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(webhook))
+}
+
+/// Deletes an endpoint, with its undelivered messages and its delivery log.
+#[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "deleteWebhook",
+    params(("id" = Uuid, Path, description = "The webhook's id")),
+    security(("account_token" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[delete("/v1/webhooks/{id}")]
+pub async fn remove(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    service.delete_webhook(&caller, id.into_inner()).await?;
+    Ok(for_the_caller(&mut HttpResponse::NoContent()).finish())
+}
+
+/// A new signing secret, shown this once. The old one goes on signing beside it for a day
+/// (two signatures in `webhook-signature`), so a receiver can switch without losing a message.
+#[utoipa::path(post, path = "/v1/webhooks/{id}/rotate-secret", tag = "webhooks", operation_id = "rotateWebhookSecret",
+    params(("id" = Uuid, Path, description = "The webhook's id")),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = WebhookWithSecret, description = "The endpoint and its new secret"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/webhooks/{id}/rotate-secret")]
+pub async fn rotate(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let rotated = service
+        .rotate_webhook_secret(&caller, id.into_inner())
+        .await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(rotated))
+}
+
+/// Sends the endpoint a `webhook.test` message, delivered and logged like any other.
+#[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "webhooks", operation_id = "testWebhook",
+    params(("id" = Uuid, Path, description = "The webhook's id")),
+    security(("account_token" = [])),
+    responses(
+        (status = 202, body = Delivery, description = "The ping, to be sent at once"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/webhooks/{id}/test")]
+pub async fn test(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let delivery = service.test_webhook(&caller, id.into_inner()).await?;
+    Ok(for_the_caller(&mut HttpResponse::Accepted()).json(delivery))
+}
+
+/// The endpoint's messages, newest first, each with every attempt: when, the status, the
+/// latency and the answer's first bytes.
+#[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "webhooks", operation_id = "listWebhookDeliveries",
+    params(("id" = Uuid, Path, description = "The webhook's id"), DeliveriesQuery),
+    security(("account_token" = [])),
+    responses(
+        (status = 200, body = DeliveryPage, description = "A page of the delivery log"),
+        (status = 400, description = "A `before` that is no page's `next`", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/webhooks/{id}/deliveries")]
+pub async fn deliveries(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<Uuid>,
+    query: web::Query<DeliveriesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let page = service
+        .deliveries(&caller, id.into_inner(), query.before.as_deref())
+        .await?;
+    Ok(for_the_caller(&mut HttpResponse::Ok()).json(page))
+}
+
+/// Sends a message again now, whatever came of it before.
+#[utoipa::path(post, path = "/v1/webhooks/{id}/deliveries/{delivery}/retry", tag = "webhooks", operation_id = "retryWebhookDelivery",
+    params(
+        ("id" = Uuid, Path, description = "The webhook's id"),
+        ("delivery" = String, Path, description = "The message's `webhook-id`", pattern = "^msg_[0-9a-f]{26}$"),
+    ),
+    security(("account_token" = [])),
+    responses(
+        (status = 202, body = Delivery, description = "The message, due again now"),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook, or it no such message", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/webhooks/{id}/deliveries/{delivery}/retry")]
+pub async fn retry(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    path: web::Path<(Uuid, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let (id, delivery) = path.into_inner();
+    let delivery = service.retry_delivery(&caller, id, &delivery).await?;
+    Ok(for_the_caller(&mut HttpResponse::Accepted()).json(delivery))
+}

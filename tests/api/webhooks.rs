@@ -1,0 +1,809 @@
+//! Webhooks against a real receiver on loopback that answers, fails, hangs or says `410 Gone`
+//! on demand. The server's time is a clock the test moves and the relay is driven by the
+//! test, so the retry schedule is followed to the second without waiting for it.
+//!
+//! Every message is checked with the receiver's own Standard Webhooks verification (the
+//! secret the owner was shown, the headers and the exact body); CI checks the same messages
+//! again with the independent `standardwebhooks` Python package (`tools/webhooks-verify.py`).
+
+use std::collections::VecDeque;
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use parlour::receipts::Signer;
+use parlour::service::webhooks::WebhookSettings;
+use parlour::service::{ManualClock, Parlour};
+use parlour::startup::{Application, Hooks, Settings};
+use parlour::store;
+use parlour::webhooks::Secret;
+use parlour_domain::playout::instantiate;
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, fresh_database, Backend, Guard, TestApp};
+
+/// What the receiver does with the next request.
+#[derive(Debug, Clone, Copy)]
+enum Reply {
+    Status(u16),
+    /// Answers only after the relay has given up waiting.
+    Hang,
+}
+
+/// One request the receiver was sent.
+#[derive(Debug, Clone)]
+struct Received {
+    id: String,
+    timestamp: i64,
+    signature: String,
+    body: String,
+}
+
+impl Received {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap()
+    }
+}
+
+#[derive(Default)]
+struct Receiver {
+    replies: Mutex<VecDeque<Reply>>,
+    received: Mutex<Vec<Received>>,
+}
+
+async fn receive(req: HttpRequest, body: web::Bytes, state: web::Data<Receiver>) -> HttpResponse {
+    let header = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    state.received.lock().unwrap().push(Received {
+        id: header("webhook-id"),
+        timestamp: header("webhook-timestamp").parse().unwrap_or(0),
+        signature: header("webhook-signature"),
+        body: String::from_utf8_lossy(&body).into_owned(),
+    });
+    let reply = state
+        .replies
+        .lock()
+        .unwrap()
+        .pop_front()
+        .unwrap_or(Reply::Status(200));
+    match reply {
+        Reply::Status(code) => {
+            HttpResponse::build(actix_web::http::StatusCode::from_u16(code).unwrap())
+                .body(format!("answered {code}"))
+        }
+        Reply::Hang => {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            HttpResponse::Ok().finish()
+        }
+    }
+}
+
+/// A receiver on a random loopback port, and its URL.
+fn receiver() -> (Arc<Receiver>, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/hooks",
+        listener.local_addr().unwrap().port()
+    );
+    let state = web::Data::new(Receiver::default());
+    let shared = state.clone().into_inner();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .default_service(web::to(receive))
+    })
+    .workers(1)
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    (shared, url)
+}
+
+/// One Parlour instance on `url` telling the time by `clock`, with the receipts key every
+/// instance of a deployment shares (it seals the webhook secrets).
+async fn instance(
+    url: &str,
+    clock: Arc<ManualClock>,
+    relay: bool,
+) -> (
+    TestApp,
+    Arc<Parlour>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    parlour::telemetry::init_for_tests();
+    let settings = Settings {
+        rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
+        sweep_clocks: false,
+        // A fan-out claimed by an instance that dies comes back when its lease runs out.
+        outbox: parlour::workers::OutboxSettings {
+            lease: Duration::from_secs(1),
+            ..parlour::workers::OutboxSettings::default()
+        },
+        webhooks: WebhookSettings {
+            allow_private: true,
+            timeout: Duration::from_secs(1),
+            relay,
+            ..WebhookSettings::default()
+        },
+        ..Settings::default()
+    };
+    let store = store::connect_with(url, &settings.db).await.unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let app = Application::serve_with_hooks(
+        listener,
+        store.clone(),
+        Signer::from_seed([9; 32]),
+        settings,
+        Hooks {
+            clock: Some(clock),
+            ..Hooks::default()
+        },
+    )
+    .unwrap();
+    let service = app.service();
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let running = tokio::spawn(app.run_until_stopped());
+    (
+        TestApp::new(address, url.to_string(), store),
+        service,
+        running,
+    )
+}
+
+struct Hooked {
+    app: TestApp,
+    service: Arc<Parlour>,
+    clock: Arc<ManualClock>,
+    url: String,
+    running: tokio::task::JoinHandle<std::io::Result<()>>,
+    _guard: Guard,
+}
+
+async fn hooked(backend: Backend) -> Hooked {
+    let (url, guard) = fresh_database(backend).await;
+    let start = chrono::DateTime::parse_from_rfc3339("2027-05-01T09:00:00Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let clock = Arc::new(ManualClock::at(start));
+    let (app, service, running) = instance(&url, clock.clone(), false).await;
+    Hooked {
+        app,
+        service,
+        clock,
+        url,
+        running,
+        _guard: guard,
+    }
+}
+
+async fn account(app: &TestApp, name: &str) -> String {
+    let (status, created) = app.post("/v1/accounts", None, &json!({"name": name})).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    created["token"]["secret"].as_str().unwrap().to_string()
+}
+
+const ALL_EVENTS: [&str; 6] = [
+    "game.started",
+    "game.your_turn",
+    "game.deadline_near",
+    "game.timed_out",
+    "game.finished",
+    "invitation.accepted",
+];
+
+/// Registers a webhook to `url` for `events`: its id and secret.
+async fn register(app: &TestApp, token: &str, url: &str, events: &[&str]) -> (String, Secret) {
+    let (status, created) = app
+        .post(
+            "/v1/webhooks",
+            Some(token),
+            &json!({"url": url, "events": events, "description": "test"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let secret = Secret::parse(created["secret"].as_str().unwrap()).unwrap();
+    (
+        created["webhook"]["id"].as_str().unwrap().to_string(),
+        secret,
+    )
+}
+
+/// Ann hosts a clocked two-seat GIRL game and Bea takes the other seat.
+async fn girl(app: &TestApp, ann: &str, bea: &str) -> String {
+    let (status, hosted) = app
+        .post(
+            "/v1/me/games",
+            Some(ann),
+            &json!({"game": "girl", "seats": [{"kind": "me"}, {"kind": "anyone"}],
+                    "clock": {"control": {"kind": "correspondence", "days": 1}, "on_timeout": "default_move"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hosted}");
+    let id = hosted["id"].as_str().unwrap().to_string();
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{id}/seats/1/claim"),
+            Some(bea),
+            Some(&json!({})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    id
+}
+
+/// Runs the relay until `receiver` holds at least `count` requests (the fan-out runs in the
+/// outbox worker a moment after each commit).
+async fn relay_until(service: &Parlour, receiver: &Receiver, count: usize) {
+    for _ in 0..200 {
+        service.relay_webhooks().await.unwrap();
+        if receiver.received.lock().unwrap().len() >= count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!(
+        "the receiver holds {} messages, not {count}",
+        receiver.received.lock().unwrap().len()
+    );
+}
+
+fn types(received: &[Received]) -> Vec<String> {
+    received
+        .iter()
+        .map(|r| r.json()["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Plays the game to its end, each seat by its own token.
+async fn play_to_the_end(app: &TestApp, id: &str, tokens: &[String; 2]) {
+    for _ in 0..500 {
+        let view = app.view(id, None).await;
+        if view["status"] == "finished" {
+            return;
+        }
+        let seat = view["to_act"][0].as_u64().unwrap() as usize;
+        let mine = app.view(id, Some(&tokens[seat])).await;
+        let action = instantiate(&mine["legal_actions"][0], &mut ChaCha8Rng::seed_from_u64(3));
+        let (status, body) = app.act(id, &tokens[seat], &action).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    panic!("the game did not end");
+}
+
+async fn every_event_type_arrives_signed_and_tells_only_what_the_account_may_see(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    let (_, secret) = register(&h.app, &ann, &url, &ALL_EVENTS).await;
+    let id = girl(&h.app, &ann, &bea).await;
+    // The claim: Ann is told her invitation was taken and the game began; whoever is to act
+    // is told it is their move.
+    relay_until(&h.service, &receiver, 2).await;
+    // 80 % of the day, then the deadline: a reminder, then a timeout with a default move.
+    h.clock.advance(Duration::from_secs(20 * 3600));
+    h.service.sweep_clocks().await.unwrap();
+    h.clock.advance(Duration::from_secs(5 * 3600));
+    h.service.sweep_clocks().await.unwrap();
+    play_to_the_end(&h.app, &id, &[ann.clone(), bea.clone()]).await;
+    let finished = h.app.all_events(&id, None).await.len();
+    for _ in 0..200 {
+        h.service.relay_webhooks().await.unwrap();
+        let seen = types(&receiver.received.lock().unwrap());
+        if seen.iter().any(|t| t == "game.finished") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let received = receiver.received.lock().unwrap().clone();
+    let seen = types(&received);
+    for kind in ALL_EVENTS {
+        assert!(seen.iter().any(|t| t == kind), "no {kind} among {seen:?}");
+    }
+    // Every message is signed by the secret Ann was shown, over its id, time and exact body.
+    let (_, inbox) = h.app.get("/v1/me/games", Some(&ann)).await;
+    for message in &received {
+        assert!(
+            secret.verifies(
+                &message.id,
+                message.timestamp,
+                message.body.as_bytes(),
+                &message.signature
+            ),
+            "{message:?}"
+        );
+        assert!(message.id.starts_with("msg_"));
+        let body = message.json();
+        let data = &body["data"];
+        assert_eq!(data["id"], json!(id));
+        // Ann's own row: her seat, never anything of Bea's hand. A row has no cards at all.
+        assert_eq!(data["seat"], json!(0));
+        let keys: Vec<&String> = data.as_object().unwrap().keys().collect();
+        let row_keys: Vec<&String> = inbox["games"][0].as_object().unwrap().keys().collect();
+        assert_eq!(keys, row_keys);
+    }
+    // Each message once: a webhook-id is never reused for another message.
+    let mut ids: Vec<&String> = received.iter().map(|r| &r.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), received.len());
+    // A finished game's last message names its last version.
+    let last = received
+        .iter()
+        .rev()
+        .find(|r| r.json()["type"] == "game.finished")
+        .unwrap();
+    assert_eq!(last.json()["data"]["version"], json!(finished as u64));
+    assert_eq!(last.json()["data"]["status"], "finished");
+    // The delivery log shows each attempt with its status.
+    let hook = h.app.get("/v1/webhooks", Some(&ann)).await.1["webhooks"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, page) = h
+        .app
+        .get(&format!("/v1/webhooks/{hook}/deliveries"), Some(&ann))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let first = &page["deliveries"][0];
+    assert_eq!(first["state"], "delivered");
+    assert_eq!(first["attempts"][0]["status"], json!(200));
+    assert_eq!(first["attempts"][0]["response"], "answered 200");
+    // Bea registered nothing and is sent nothing; her game is told to Ann only.
+    assert!(received
+        .iter()
+        .all(|r| r.json()["data"]["seat"] == json!(0)));
+    h.running.abort();
+}
+
+async fn failures_are_retried_on_the_schedule_and_410_disables_the_endpoint(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let (hook, _) = register(&h.app, &ann, &url, &["game.your_turn"]).await;
+    receiver
+        .replies
+        .lock()
+        .unwrap()
+        .extend([Reply::Status(500), Reply::Hang, Reply::Status(503)]);
+    let res = h
+        .app
+        .request(
+            Method::POST,
+            &format!("/v1/webhooks/{hook}/test"),
+            Some(&ann),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    let ping: Value = res.json().await.unwrap();
+    let message = ping["id"].as_str().unwrap().to_string();
+    let attempts = |r: &Receiver| r.received.lock().unwrap().len();
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 1, "sent at once");
+    // Not again before the first retry's delay (5 s, up to a tenth more)...
+    h.clock.advance(Duration::from_secs(4));
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 1);
+    // ...and again once it has passed: this one hangs past the timeout.
+    h.clock.advance(Duration::from_millis(1600));
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 2);
+    // The third after about five minutes.
+    h.clock.advance(Duration::from_secs(4 * 60));
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 2);
+    h.clock.advance(Duration::from_secs(100));
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 3);
+    let (_, page) = h
+        .app
+        .get(&format!("/v1/webhooks/{hook}/deliveries"), Some(&ann))
+        .await;
+    let delivery = &page["deliveries"][0];
+    assert_eq!(delivery["id"], json!(message));
+    assert_eq!(delivery["state"], "pending");
+    let statuses: Vec<Value> = delivery["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["status"].clone())
+        .collect();
+    assert_eq!(statuses, vec![json!(500), Value::Null, json!(503)]);
+    assert_eq!(delivery["attempts"][1]["response"], "no answer in time");
+    // Every attempt carried the same webhook-id.
+    assert!(receiver
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|r| r.id == message));
+    // The failures show on the endpoint; a 410 then disables it at once.
+    let (_, shown) = h.app.get(&format!("/v1/webhooks/{hook}"), Some(&ann)).await;
+    assert!(shown["failing_since"].is_string(), "{shown}");
+    receiver
+        .replies
+        .lock()
+        .unwrap()
+        .push_back(Reply::Status(410));
+    h.clock.advance(Duration::from_secs(34 * 60));
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 4);
+    let (_, shown) = h.app.get(&format!("/v1/webhooks/{hook}"), Some(&ann)).await;
+    assert_eq!(shown["enabled"], json!(false));
+    assert!(
+        shown["disabled_reason"].as_str().unwrap().contains("410"),
+        "{shown}"
+    );
+    // Nothing more is sent to a disabled endpoint, however long one waits.
+    h.clock.advance(Duration::from_secs(48 * 3600));
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 4);
+    // Its owner enables it again and retries the message by hand: it is delivered.
+    let res = h
+        .app
+        .request(
+            Method::PATCH,
+            &format!("/v1/webhooks/{hook}"),
+            Some(&ann),
+            Some(&json!({"enabled": true})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = h
+        .app
+        .request(
+            Method::POST,
+            &format!("/v1/webhooks/{hook}/deliveries/{message}/retry"),
+            Some(&ann),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    h.service.relay_webhooks().await.unwrap();
+    assert_eq!(attempts(&receiver), 5);
+    let (_, page) = h
+        .app
+        .get(&format!("/v1/webhooks/{hook}/deliveries"), Some(&ann))
+        .await;
+    assert_eq!(page["deliveries"][0]["state"], "delivered");
+    h.running.abort();
+}
+
+async fn an_endpoint_that_fails_for_three_days_is_disabled_and_its_owner_sees_why(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let (hook, _) = register(&h.app, &ann, &url, &["game.your_turn"]).await;
+    receiver
+        .replies
+        .lock()
+        .unwrap()
+        .extend(std::iter::repeat_n(Reply::Status(500), 20));
+    h.app
+        .request(
+            Method::POST,
+            &format!("/v1/webhooks/{hook}/test"),
+            Some(&ann),
+            None,
+        )
+        .await;
+    let mut sent = 0;
+    for _ in 0..12 {
+        h.service.relay_webhooks().await.unwrap();
+        sent = receiver.received.lock().unwrap().len();
+        h.clock.advance(Duration::from_secs(27 * 3600));
+    }
+    let (_, shown) = h.app.get(&format!("/v1/webhooks/{hook}"), Some(&ann)).await;
+    assert_eq!(shown["enabled"], json!(false), "{shown}");
+    assert!(
+        shown["disabled_reason"]
+            .as_str()
+            .unwrap()
+            .contains("every delivery failed"),
+        "{shown}"
+    );
+    // The attempts stopped once three days had passed: day 0, 1.1, 2.2 and 3.4.
+    assert!((3..=5).contains(&sent), "{sent}");
+    h.running.abort();
+}
+
+async fn a_message_committed_before_a_crash_is_delivered_after_the_restart_under_its_id(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    register(&h.app, &ann, &url, &["game.started"]).await;
+    // The instance dies right after the claim's commit: no relay ran, perhaps no fan-out.
+    let id = girl(&h.app, &ann, &bea).await;
+    h.running.abort();
+    let _ = h.running.await;
+    assert!(receiver.received.lock().unwrap().is_empty());
+    // A new instance on the same database, relaying by itself as a deployment does.
+    let (_app, service, running) = instance(&h.url, h.clock.clone(), true).await;
+    for _ in 0..800 {
+        if !receiver.received.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    // The fan-out again (as a lease that ran out would) writes nothing new.
+    let received = receiver.received.lock().unwrap().clone();
+    assert_eq!(types(&received), vec!["game.started".to_string()]);
+    assert_eq!(received[0].json()["data"]["id"], json!(id));
+    let before = received[0].id.clone();
+    let version = received[0].json()["data"]["version"].as_u64().unwrap();
+    service
+        .fan_out_webhooks(
+            id.parse().unwrap(),
+            &json!({"first": version, "last": version}).to_string(),
+        )
+        .await
+        .unwrap();
+    service.relay_webhooks().await.unwrap();
+    let ids: Vec<String> = receiver
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.id.clone())
+        .collect();
+    assert!(ids.iter().all(|i| *i == before), "{ids:?}");
+    running.abort();
+}
+
+async fn one_endpoints_messages_keep_the_order_of_their_events(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    register(
+        &h.app,
+        &ann,
+        &url,
+        &["game.your_turn", "game.finished", "game.started"],
+    )
+    .await;
+    let id = girl(&h.app, &ann, &bea).await;
+    play_to_the_end(&h.app, &id, &[ann.clone(), bea.clone()]).await;
+    for _ in 0..200 {
+        h.service.relay_webhooks().await.unwrap();
+        if types(&receiver.received.lock().unwrap())
+            .iter()
+            .any(|t| t == "game.finished")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let versions: Vec<u64> = receiver
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.json()["data"]["version"].as_u64().unwrap())
+        .collect();
+    let mut sorted = versions.clone();
+    sorted.sort();
+    assert_eq!(versions, sorted);
+    assert!(versions.len() >= 2);
+    h.running.abort();
+}
+
+/// Asks for a `webhook.test` message.
+async fn ping(app: &TestApp, token: &str, hook: &str) {
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/webhooks/{hook}/test"),
+            Some(token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+}
+
+async fn a_rotated_secret_signs_beside_the_old_one_for_a_day(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let (hook, old) = register(&h.app, &ann, &url, &["game.your_turn"]).await;
+    let res = h
+        .app
+        .request(
+            Method::POST,
+            &format!("/v1/webhooks/{hook}/rotate-secret"),
+            Some(&ann),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let rotated: Value = res.json().await.unwrap();
+    let new = Secret::parse(rotated["secret"].as_str().unwrap()).unwrap();
+    assert!(rotated["webhook"]["previous_secret_until"].is_string());
+    ping(&h.app, &ann, &hook).await;
+    relay_until(&h.service, &receiver, 1).await;
+    let during = receiver.received.lock().unwrap()[0].clone();
+    assert_eq!(during.signature.split(' ').count(), 2);
+    for secret in [&old, &new] {
+        assert!(secret.verifies(
+            &during.id,
+            during.timestamp,
+            during.body.as_bytes(),
+            &during.signature
+        ));
+    }
+    // A day later the old secret signs no more.
+    h.clock.advance(Duration::from_secs(25 * 3600));
+    ping(&h.app, &ann, &hook).await;
+    relay_until(&h.service, &receiver, 2).await;
+    let after = receiver.received.lock().unwrap()[1].clone();
+    assert_eq!(after.signature.split(' ').count(), 1);
+    assert!(new.verifies(
+        &after.id,
+        after.timestamp,
+        after.body.as_bytes(),
+        &after.signature
+    ));
+    assert!(!old.verifies(
+        &after.id,
+        after.timestamp,
+        after.body.as_bytes(),
+        &after.signature
+    ));
+    h.running.abort();
+}
+
+async fn bad_registrations_are_refused_and_nobody_else_sees_an_endpoint(h: Hooked) {
+    let ann = account(&h.app, "Ann").await;
+    let cat = account(&h.app, "Cat").await;
+    for (body, status, code) in [
+        (
+            json!({"url": "ftp://example.com/", "events": ["game.your_turn"]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-webhook",
+        ),
+        (
+            json!({"url": "https://user:pw@example.com/", "events": ["game.your_turn"]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-webhook",
+        ),
+        (
+            json!({"url": "https://example.com/", "events": []}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-webhook",
+        ),
+        (
+            json!({"url": "https://example.com/", "events": ["game.moved"]}),
+            StatusCode::BAD_REQUEST,
+            "malformed-request",
+        ),
+        (
+            json!({"url": "https://example.com/", "events": ["game.your_turn"], "secret": "x"}),
+            StatusCode::BAD_REQUEST,
+            "malformed-request",
+        ),
+        (
+            json!(["https://example.com/"]),
+            StatusCode::BAD_REQUEST,
+            "malformed-request",
+        ),
+    ] {
+        let res = h
+            .app
+            .request(Method::POST, "/v1/webhooks", Some(&ann), Some(&body))
+            .await;
+        assert_problem(res, status, code).await;
+    }
+    let (_, list) = h.app.get("/v1/webhooks", Some(&ann)).await;
+    assert_eq!(list["webhooks"], json!([]), "a refusal changes nothing");
+    // Another account's endpoint is not told apart from none.
+    let (receiver_state, url) = receiver();
+    let (hook, _) = register(&h.app, &ann, &url, &["game.your_turn"]).await;
+    for method in [Method::GET, Method::DELETE] {
+        let res = h
+            .app
+            .request(method, &format!("/v1/webhooks/{hook}"), Some(&cat), None)
+            .await;
+        assert_problem(res, StatusCode::NOT_FOUND, "not-found").await;
+    }
+    let res = h
+        .app
+        .request(
+            Method::POST,
+            &format!("/v1/webhooks/{hook}/test"),
+            Some(&cat),
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::NOT_FOUND, "not-found").await;
+    let res = h.app.request(Method::GET, "/v1/webhooks", None, None).await;
+    assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    // Deleting it stops its messages.
+    let res = h
+        .app
+        .request(
+            Method::DELETE,
+            &format!("/v1/webhooks/{hook}"),
+            Some(&ann),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    h.service.relay_webhooks().await.unwrap();
+    assert!(receiver_state.received.lock().unwrap().is_empty());
+    h.running.abort();
+}
+
+/// A server that does not allow private addresses refuses them, by literal and by name.
+async fn private_addresses_are_refused_unless_the_operator_allows_them(backend: Backend) {
+    let app = crate::helpers::spawn_app(backend).await;
+    let ann = account(&app, "Ann").await;
+    for url in [
+        "http://127.0.0.1:9/hooks",
+        "http://localhost:9/hooks",
+        "http://[::1]:9/hooks",
+        "http://169.254.169.254/latest",
+        "http://10.0.0.1/hooks",
+    ] {
+        let res = app
+            .request(
+                Method::POST,
+                "/v1/webhooks",
+                Some(&ann),
+                Some(&json!({"url": url, "events": ["game.your_turn"]})),
+            )
+            .await;
+        let problem =
+            assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid-webhook").await;
+        assert!(
+            problem["detail"].as_str().unwrap().contains("address")
+                || problem["detail"].as_str().unwrap().contains("resolve"),
+            "{problem}"
+        );
+    }
+}
+
+macro_rules! hooked_on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::hooked(crate::helpers::Backend::Sqlite).await).await;
+                }
+            )*
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn private_addresses_are_refused_unless_the_operator_allows_them() {
+                super::private_addresses_are_refused_unless_the_operator_allows_them(crate::helpers::Backend::Sqlite).await;
+            }
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::hooked(crate::helpers::Backend::Postgres).await).await;
+                }
+            )*
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn private_addresses_are_refused_unless_the_operator_allows_them() {
+                super::private_addresses_are_refused_unless_the_operator_allows_them(crate::helpers::Backend::Postgres).await;
+            }
+        }
+    };
+}
+
+hooked_on_both_backends!(
+    every_event_type_arrives_signed_and_tells_only_what_the_account_may_see,
+    failures_are_retried_on_the_schedule_and_410_disables_the_endpoint,
+    an_endpoint_that_fails_for_three_days_is_disabled_and_its_owner_sees_why,
+    a_message_committed_before_a_crash_is_delivered_after_the_restart_under_its_id,
+    one_endpoints_messages_keep_the_order_of_their_events,
+    a_rotated_secret_signs_beside_the_old_one_for_a_day,
+    bad_registrations_are_refused_and_nobody_else_sees_an_endpoint,
+);
