@@ -258,6 +258,7 @@ impl AfterCommit for EveryBatch {
             .map(|last| OutboxMessage {
                 topic: "test.batch".into(),
                 payload: format!("{}:{}", game.id, last.seq),
+                only_if_webhooks_of: None,
             })
             .into_iter()
             .collect()

@@ -568,7 +568,7 @@ impl WebhookStore for HeldAppend {
         webhook: Uuid,
         id: &str,
         at: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<WebhookMessageRecord>, StoreError> {
         self.inner.reschedule_message(webhook, id, at).await
     }
     async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {

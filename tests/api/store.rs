@@ -232,6 +232,7 @@ async fn the_outbox_is_written_with_the_events_or_not_at_all(app: TestApp) {
     let message = |payload: &str| OutboxMessage {
         topic: "test.atomic".into(),
         payload: payload.into(),
+        only_if_webhooks_of: None,
     };
     app.store
         .append_with_outbox(
@@ -295,6 +296,7 @@ async fn the_outbox_is_written_with_the_events_or_not_at_all(app: TestApp) {
             &[OutboxMessage {
                 topic: "other".into(),
                 payload: "x".into(),
+                only_if_webhooks_of: None,
             }],
         )
         .await
@@ -314,12 +316,72 @@ async fn the_outbox_is_written_with_the_events_or_not_at_all(app: TestApp) {
     assert_eq!(other[0].topic, "other");
 }
 
+/// A commit nobody will be told of writes no fan-out row: a message for an audience is
+/// written only if one of its accounts has a webhook endpoint when the commit runs.
+async fn a_message_for_an_audience_is_written_only_if_one_of_them_has_an_endpoint(app: TestApp) {
+    let (id, version) = game_with_log(&app).await;
+    let (status, created) = app
+        .post("/v1/accounts", None, &json!({"name": "Ann"}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let ann: Uuid = created["account"]["id"].as_str().unwrap().parse().unwrap();
+    let token = created["token"]["secret"].as_str().unwrap().to_string();
+    let stranger = Uuid::new_v4();
+    let to = |payload: &str, audience: Option<Vec<Uuid>>| OutboxMessage {
+        topic: "test.audience".into(),
+        payload: payload.into(),
+        only_if_webhooks_of: audience,
+    };
+    app.store
+        .append_with_outbox(
+            id,
+            &[note(version + 1, "a")],
+            None,
+            &[
+                to("always", None),
+                to("ann, before her endpoint", Some(vec![ann])),
+                to("no one", Some(vec![])),
+            ],
+        )
+        .await
+        .unwrap();
+    // A public address by literal: nothing is resolved, and nothing is ever sent to it here.
+    let (status, body) = app
+        .post(
+            "/v1/webhooks",
+            Some(&token),
+            &json!({"url": "https://93.184.215.14/hooks", "events": ["game.your_turn"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    app.store
+        .append_with_outbox(
+            id,
+            &[note(version + 2, "b")],
+            None,
+            &[
+                to("ann, after", Some(vec![stranger, ann])),
+                to("a stranger", Some(vec![stranger])),
+            ],
+        )
+        .await
+        .unwrap();
+    let claimed = app
+        .store
+        .claim_outbox(Some("test.audience"), 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let payloads: Vec<&str> = claimed.iter().map(|m| m.payload.as_str()).collect();
+    assert_eq!(payloads, ["always", "ann, after"]);
+}
+
 async fn an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_done(app: TestApp) {
     let (id, version) = game_with_log(&app).await;
     let messages: Vec<OutboxMessage> = (0..12)
         .map(|n| OutboxMessage {
             topic: "test.claim".into(),
             payload: n.to_string(),
+            only_if_webhooks_of: None,
         })
         .collect();
     app.store
@@ -503,6 +565,7 @@ on_both_backends!(
     a_follower_sees_every_commit_of_concurrent_writers_exactly_once,
     the_outbox_is_written_with_the_events_or_not_at_all,
     an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_done,
+    a_message_for_an_audience_is_written_only_if_one_of_them_has_an_endpoint,
     one_store_leads_a_name_and_another_takes_over_when_it_stops,
 );
 

@@ -28,6 +28,7 @@ use crate::store::{
     AttemptRecord, MessageState, OutboxMessage, WebhookMessageRecord, WebhookRecord,
 };
 use crate::webhooks::{self as scheme, Sealer, Secret};
+use parlour_domain::table_events::{Offer, Seating, TableEvent};
 
 /// The outbox topic of a commit's fan-out.
 pub const FAN_OUT_TOPIC: &str = "webhook";
@@ -86,7 +87,9 @@ impl Default for WebhookSettings {
 }
 
 /// Writes one fan-out row with every commit to a hosted game (a game without accounts has
-/// no one to tell).
+/// no one to tell). A game move's row is written only if an account at the table has an
+/// enabled endpoint (checked in the transaction); a table event may seat an account the table
+/// before it did not hold, so its row is always written and the fan-out decides.
 pub struct WebhookCommits;
 
 impl AfterCommit for WebhookCommits {
@@ -99,14 +102,39 @@ impl AfterCommit for WebhookCommits {
         let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
             return Vec::new();
         };
-        if sitting.table.seating().is_none() {
+        let Some(seating) = sitting.table.seating() else {
             return Vec::new();
-        }
+        };
+        let seats_change = entries.iter().any(|e| TableEvent::is_table_kind(&e.kind));
+        let audience = (!seats_change).then(|| {
+            accounts_placed(seating)
+                .iter()
+                .filter_map(|a| Uuid::parse_str(a).ok())
+                .collect()
+        });
         vec![OutboxMessage {
             topic: FAN_OUT_TOPIC.to_string(),
             payload: json!({ "first": first.seq, "last": last.seq }).to_string(),
+            only_if_webhooks_of: audience,
         }]
     }
+}
+
+/// Every account a table places: its host, the holders of its seats and the accounts seats
+/// are held for.
+fn accounts_placed(seating: &Seating) -> Vec<String> {
+    let mut accounts = vec![seating.host.account.clone()];
+    for seat in &seating.seats {
+        if let Some(holder) = &seat.holder {
+            accounts.push(holder.account.clone());
+        }
+        if let Some(Offer::Account { account }) = &seat.offer {
+            accounts.push(account.clone());
+        }
+    }
+    accounts.sort();
+    accounts.dedup();
+    accounts
 }
 
 /// The event type a notice is sent as, if any.
@@ -455,23 +483,12 @@ impl Parlour {
         delivery: &str,
     ) -> Result<Delivery> {
         self.own_webhook(caller, id).await?;
-        if !self
+        let message = self
             .store
             .reschedule_message(id, delivery, self.now())
             .await?
-        {
-            return Err(ServiceError::WebhookNotFound(format!(
-                "{id}/deliveries/{delivery}"
-            )));
-        }
-        self.commits.committed();
-        let message = self
-            .store
-            .messages_of(id, None, u64::MAX)
-            .await?
-            .into_iter()
-            .find(|m| m.id == delivery)
             .ok_or_else(|| ServiceError::WebhookNotFound(format!("{id}/deliveries/{delivery}")))?;
+        self.commits.committed();
         self.delivery_dto(message).await
     }
 
@@ -487,23 +504,12 @@ impl Parlour {
         };
         let accounts = self
             .with_game(game, |loaded| {
-                let Some(seating) = loaded.sitting.table.seating() else {
-                    return Vec::new();
-                };
-                let mut accounts = vec![seating.host.account.clone()];
-                for seat in &seating.seats {
-                    if let Some(holder) = &seat.holder {
-                        accounts.push(holder.account.clone());
-                    }
-                    if let Some(parlour_domain::table_events::Offer::Account { account }) =
-                        &seat.offer
-                    {
-                        accounts.push(account.clone());
-                    }
-                }
-                accounts.sort();
-                accounts.dedup();
-                accounts
+                loaded
+                    .sitting
+                    .table
+                    .seating()
+                    .map(accounts_placed)
+                    .unwrap_or_default()
             })
             .await?;
         let events = self

@@ -169,14 +169,31 @@ fn append_sql(key: bool, outbox: bool) -> String {
     }
     if outbox {
         parts.push(format!("keyed AS ({last})"));
+        // A message with an audience (comma-separated account ids) is written only if one of
+        // them has an endpoint; `string_to_array('', ',')` is empty, so no audience, no row.
         last = format!(
             "INSERT INTO outbox (game_id, topic, payload, created_at, available_at) \
-             SELECT $1, topic, payload, now(), now() FROM UNNEST(${}::text[], ${}::text[]) AS m (topic, payload)",
+             SELECT $1, topic, payload, now(), now() \
+             FROM UNNEST(${}::text[], ${}::text[], ${}::text[]) AS m (topic, payload, audience) \
+             WHERE m.audience IS NULL OR EXISTS (SELECT 1 FROM webhooks w \
+                 WHERE w.enabled AND w.account_id = ANY (string_to_array(m.audience, ',')::uuid[]))",
             next,
-            next + 1
+            next + 1,
+            next + 2
         );
     }
     format!("WITH {} {last}", parts.join(", "))
+}
+
+/// A message's audience as the append statement reads it.
+fn audience(message: &OutboxMessage) -> Option<String> {
+    message.only_if_webhooks_of.as_ref().map(|accounts| {
+        accounts
+            .iter()
+            .map(Uuid::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    })
 }
 
 fn conflict_or(error: sqlx::Error) -> StoreError {
@@ -294,7 +311,8 @@ impl LogStore for PostgresStore {
         if !outbox.is_empty() {
             query = query
                 .bind(outbox.iter().map(|m| m.topic.clone()).collect::<Vec<_>>())
-                .bind(outbox.iter().map(|m| m.payload.clone()).collect::<Vec<_>>());
+                .bind(outbox.iter().map(|m| m.payload.clone()).collect::<Vec<_>>())
+                .bind(outbox.iter().map(audience).collect::<Vec<_>>());
         }
         query
             .execute(&self.pool)

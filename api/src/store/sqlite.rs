@@ -236,11 +236,28 @@ impl LogStore for SqliteStore {
                 .await
                 .map_err(conflict_or)?;
         }
-        if !outbox.is_empty() {
+        let mut heard = Vec::with_capacity(outbox.len());
+        for message in outbox {
+            if let Some(accounts) = &message.only_if_webhooks_of {
+                let ids: Vec<String> = accounts.iter().map(Uuid::to_string).collect();
+                let listening: bool = sqlx::query_scalar(
+                    "SELECT EXISTS (SELECT 1 FROM webhooks \
+                     WHERE enabled AND account_id IN (SELECT value FROM json_each($1)))",
+                )
+                .bind(serde_json::to_string(&ids).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+                .fetch_one(&mut *tx)
+                .await?;
+                if !listening {
+                    continue;
+                }
+            }
+            heard.push(message);
+        }
+        if !heard.is_empty() {
             let mut builder = QueryBuilder::<Sqlite>::new(
                 "INSERT INTO outbox (game_id, topic, payload, created_at, available_at) ",
             );
-            builder.push_values(outbox, |mut row, m| {
+            builder.push_values(heard, |mut row, m| {
                 row.push_bind(id.to_string())
                     .push_bind(m.topic.clone())
                     .push_bind(m.payload.clone())

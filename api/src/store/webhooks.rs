@@ -133,13 +133,14 @@ pub trait WebhookStore: Send + Sync {
         state: MessageState,
         next_attempt: DateTime<Utc>,
     ) -> Result<(), StoreError>;
-    /// Sets message `id` of `webhook` pending again, due at `at`: `false` if there is none.
+    /// Sets message `id` of `webhook` pending again, due at `at`, and returns it: `None` if
+    /// the endpoint has no such message.
     async fn reschedule_message(
         &self,
         webhook: Uuid,
         id: &str,
         at: DateTime<Utc>,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<Option<WebhookMessageRecord>, StoreError>;
     /// Fails every pending message of `webhook` (it was disabled).
     async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError>;
     /// The endpoint's messages before `before` (a `seq`), newest first, at most `limit`.
@@ -399,14 +400,15 @@ impl WebhookStore for SqliteStore {
         webhook: Uuid,
         id: &str,
         at: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let done = sqlx::query(RESCHEDULE)
+    ) -> Result<Option<WebhookMessageRecord>, StoreError> {
+        let sql = format!("{RESCHEDULE} RETURNING {MESSAGE_COLUMNS}");
+        let row = sqlx::query(&sql)
             .bind(webhook.to_string())
             .bind(id)
             .bind(time_text(&at))
-            .execute(&self.pool)
+            .fetch_optional(&self.pool)
             .await?;
-        Ok(done.rows_affected() == 1)
+        row.as_ref().map(message_from_row).transpose()
     }
 
     async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {
@@ -602,14 +604,15 @@ impl WebhookStore for PostgresStore {
         webhook: Uuid,
         id: &str,
         at: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let done = sqlx::query(RESCHEDULE)
+    ) -> Result<Option<WebhookMessageRecord>, StoreError> {
+        let sql = format!("{RESCHEDULE} RETURNING {MESSAGE_COLUMNS}");
+        let row = sqlx::query(&sql)
             .bind(webhook)
             .bind(id)
             .bind(at)
-            .execute(&self.pool)
+            .fetch_optional(&self.pool)
             .await?;
-        Ok(done.rows_affected() == 1)
+        row.as_ref().map(message_from_row).transpose()
     }
 
     async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {
@@ -693,7 +696,7 @@ impl<S: EventStore> WebhookStore for Deadline<S> {
         webhook: Uuid,
         id: &str,
         at: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<WebhookMessageRecord>, StoreError> {
         self.run(true, self.inner.reschedule_message(webhook, id, at))
             .await
     }
