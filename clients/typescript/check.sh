@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The typed-client check CI runs: validates openapi/openapi.json, generates TypeScript types
-# from it, compiles src/play.ts with `tsc --strict`, then runs it against a live server (a GIRL
-# game is created and a legal move made with typed bodies; a refused move fails the check).
+# from it, compiles src/*.ts with `tsc --strict`, then runs two programs against a live server:
+# src/play.ts creates a GIRL game and makes a legal move with typed bodies, and src/follow.ts
+# follows a hosted game by webhook, verifying every message with src/webhooks.ts. Anything
+# refused, forged or missing fails the check.
 #
 #   bash clients/typescript/check.sh [path/to/parlour]
 #
@@ -36,15 +38,15 @@ npx --no-install redocly lint --config redocly.yaml "$root/openapi/openapi.json"
 echo "-- TypeScript types generated from it"
 npx --no-install openapi-typescript "$root/openapi/openapi.json" --output src/parlour.d.ts
 
-echo "-- src/play.ts compiles with tsc --strict"
+echo "-- src/*.ts compile with tsc --strict"
 rm -rf dist
 npx --no-install tsc --strict --project tsconfig.json
 
-echo "-- and plays a move against a live server"
+echo "-- and play against a live server (allowed to send webhooks to 127.0.0.1)"
 work="$(mktemp -d)"
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-"$binary" --addr "127.0.0.1:$port" --database-url "sqlite://$work/parlour.db" \
-    --signing-key-file "$work/signing.key" >"$work/server.log" 2>&1 &
+PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1 "$binary" --addr "127.0.0.1:$port" --database-url "sqlite://$work/parlour.db" \
+    --signing-key-file "$work/signing.key" --no-rate-limit >"$work/server.log" 2>&1 &
 server=$!
 stop() {
     kill "$server" 2>/dev/null || true
@@ -70,6 +72,11 @@ if [ -z "$ready" ]; then
 fi
 if ! node dist/play.js "http://127.0.0.1:$port"; then
     echo "the typed program failed; the server's log:" >&2
+    tail -n 50 "$work/server.log" >&2
+    exit 1
+fi
+if ! node dist/follow.js "http://127.0.0.1:$port"; then
+    echo "the webhook follower failed; the server's log:" >&2
     tail -n 50 "$work/server.log" >&2
     exit 1
 fi

@@ -6,12 +6,11 @@
 // Exits non-zero if anything is refused or not as the document says.
 
 import createClient from "openapi-fetch";
+import { moveFrom } from "./girl.js";
 import type { components, paths } from "./parlour.js";
 
 type Schemas = components["schemas"];
 type GirlView = Schemas["GirlView"];
-type GirlAction = Schemas["GirlAction"];
-type GirlLegalAction = Schemas["GirlLegalAction"];
 type Problem = Schemas["Problem"];
 
 const baseUrl = process.argv[2] ?? process.env.PARLOUR_URL ?? "http://127.0.0.1:8080";
@@ -20,20 +19,6 @@ const client = createClient<paths>({ baseUrl });
 function fail(what: string, problem?: Problem | unknown): never {
   console.error(`play: ${what}`, problem === undefined ? "" : JSON.stringify(problem));
   process.exit(1);
-}
-
-/** A legal action made into a move: each `{choose: k, from}` becomes k of those ids. */
-function moveFrom(legal: GirlLegalAction): GirlAction {
-  switch (legal.type) {
-    case "turn_up":
-      return { type: "turn_up" };
-    case "pass":
-      return { type: "pass" };
-    case "expose":
-      return { type: "expose", card: legal.card };
-    case "lay":
-      return { type: "lay", cards: legal.cards.from.slice(0, legal.cards.choose) };
-  }
 }
 
 /** The game as `token`'s seat sees it, typed as a GIRL view. */
