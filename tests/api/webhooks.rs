@@ -220,11 +220,16 @@ async fn register(app: &TestApp, token: &str, url: &str, events: &[&str]) -> (St
 
 /// Ann hosts a clocked two-seat GIRL game and Bea takes the other seat.
 async fn girl(app: &TestApp, ann: &str, bea: &str) -> String {
+    dealt_girl(app, ann, bea, None).await
+}
+
+/// As [`girl`], dealt from `seed` when one is given.
+async fn dealt_girl(app: &TestApp, ann: &str, bea: &str, seed: Option<&str>) -> String {
     let (status, hosted) = app
         .post(
             "/v1/me/games",
             Some(ann),
-            &json!({"game": "girl", "seats": [{"kind": "me"}, {"kind": "anyone"}],
+            &json!({"game": "girl", "seats": [{"kind": "me"}, {"kind": "anyone"}], "seed": seed,
                     "clock": {"control": {"kind": "correspondence", "days": 1}, "on_timeout": "default_move"}}),
         )
         .await;
@@ -596,6 +601,139 @@ async fn one_endpoints_messages_keep_the_order_of_their_events(h: Hooked) {
     h.running.abort();
 }
 
+/// Relays until `receiver` has been told of game `barrier`. The outbox fans commits out in the
+/// order they were made and the relay sends messages in the order they were made, so by then
+/// every message about a commit before the barrier's has arrived: no waiting for silence.
+async fn relay_past(service: &Parlour, receiver: &Receiver, barrier: &str) {
+    for _ in 0..400 {
+        service.relay_webhooks().await.unwrap();
+        if receiver
+            .received
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|r| r.json()["data"]["id"] == json!(barrier))
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("nothing about {barrier} arrived");
+}
+
+/// What `receiver` was told of game `id`: each body's length, and the body without the
+/// game's id and the time the message was made (the only parts that may differ).
+fn told_of(receiver: &Receiver, id: &str) -> Vec<(usize, Value)> {
+    receiver
+        .received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.json()["data"]["id"] == json!(id))
+        .map(|r| {
+            let mut body = r.json();
+            body["data"]["id"] = Value::Null;
+            body["timestamp"] = Value::Null;
+            (r.body.len(), body)
+        })
+        .collect()
+}
+
+/// Two games that differ only in the cards Ann laid face down send both accounts the same
+/// messages, byte for byte but for the game's id and the time: nothing in a webhook, not even
+/// its size, depends on a card its account cannot see.
+async fn games_differing_only_in_a_hidden_lay_send_the_same_messages(h: Hooked) {
+    let (to_ann, ann_url) = receiver();
+    let (to_bea, bea_url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    register(&h.app, &ann, &ann_url, &ALL_EVENTS).await;
+    register(&h.app, &bea, &bea_url, &ALL_EVENTS).await;
+    let tokens = [ann.clone(), bea.clone()];
+    let mut told = Vec::new();
+    for choice in [[0, 1, 2], [3, 4, 5]] {
+        let id = dealt_girl(&h.app, &ann, &bea, Some(&"5a".repeat(32))).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        while h.app.view(&id, None).await["public"]["phase"] != json!("trick") {
+            crate::client::random_move(&h.app, &id, &tokens, &mut rng, |_| true)
+                .await
+                .unwrap();
+        }
+        let hand = crate::helpers::hand(&h.app, &id, &ann).await;
+        let cards: Vec<&String> = choice.iter().map(|i| &hand[*i]).collect();
+        let (status, body) = h
+            .app
+            .act(&id, &ann, &json!({"type": "lay", "cards": cards}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let barrier = girl(&h.app, &ann, &bea).await;
+        relay_past(&h.service, &to_ann, &barrier).await;
+        relay_past(&h.service, &to_bea, &barrier).await;
+        told.push((told_of(&to_ann, &id), told_of(&to_bea, &id)));
+    }
+    assert!(!told[0].0.is_empty() && !told[0].1.is_empty(), "{told:?}");
+    assert_eq!(told[0], told[1]);
+    h.running.abort();
+}
+
+/// Two instances on one database, both relaying as a deployment does: the leader alone
+/// sends, so every message arrives once, after one attempt, whichever instance took the move.
+async fn two_relaying_instances_send_each_message_once(h: Hooked) {
+    h.running.abort();
+    let _ = h.running.await;
+    let (first, _, first_running) = instance(&h.url, h.clock.clone(), true).await;
+    let (second, _, second_running) = instance(&h.url, h.clock.clone(), true).await;
+    let (receiver, url) = receiver();
+    let ann = account(&first, "Ann").await;
+    let bea = account(&second, "Bea").await;
+    let (hook, _) = register(&second, &ann, &url, &ALL_EVENTS).await;
+    let id = girl(&first, &ann, &bea).await;
+    let tokens = [ann.clone(), bea.clone()];
+    for turn in 0..500 {
+        let app = if turn % 2 == 0 { &first } else { &second };
+        let view = app.view(&id, None).await;
+        if view["status"] == "finished" {
+            break;
+        }
+        let seat = view["to_act"][0].as_u64().unwrap() as usize;
+        let mine = app.view(&id, Some(&tokens[seat])).await;
+        let action = instantiate(&mine["legal_actions"][0], &mut ChaCha8Rng::seed_from_u64(3));
+        let (status, body) = app.act(&id, &tokens[seat], &action).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    for _ in 0..800 {
+        if types(&receiver.received.lock().unwrap())
+            .iter()
+            .any(|t| t == "game.finished")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    // Both stop, so nothing more is sent while the receiver is counted.
+    for running in [first_running, second_running] {
+        running.abort();
+        let _ = running.await;
+    }
+    let received = receiver.received.lock().unwrap().clone();
+    assert!(
+        types(&received).iter().any(|t| t == "game.finished"),
+        "{:?}",
+        types(&received)
+    );
+    let mut ids: Vec<&String> = received.iter().map(|r| &r.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), received.len(), "a message was sent twice");
+    let deliveries = first
+        .store
+        .messages_of(hook.parse().unwrap(), None, 1000)
+        .await
+        .unwrap();
+    assert_eq!(deliveries.len(), received.len());
+    assert!(deliveries.iter().all(|m| m.attempts == 1), "{deliveries:?}");
+}
+
 /// Asks for a `webhook.test` message.
 async fn ping(app: &TestApp, token: &str, hook: &str) {
     let res = app
@@ -806,4 +944,6 @@ hooked_on_both_backends!(
     one_endpoints_messages_keep_the_order_of_their_events,
     a_rotated_secret_signs_beside_the_old_one_for_a_day,
     bad_registrations_are_refused_and_nobody_else_sees_an_endpoint,
+    games_differing_only_in_a_hidden_lay_send_the_same_messages,
+    two_relaying_instances_send_each_message_once,
 );
