@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::chance::Chance;
 use crate::game::{
-    Concession, Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup,
-    SetupError, View, Viewer,
+    check_rules_version, Concession, Description, Game, Player, Refusal, RefusalKind, Scoresheet,
+    Seat, Setup, SetupError, View, Viewer,
 };
 
 /// JSON Schemas (draft 2020-12) of everything a game sends or accepts, so a client, a bot or a
@@ -313,8 +313,15 @@ pub trait Engine: Send + Sync {
     fn describe(&self) -> Description;
     /// Every card with its stable id.
     fn cards(&self) -> Value;
-    /// A table before the deal.
-    fn open(&self, players: &[Player], options: &Value) -> Result<Box<dyn Table>, SetupError>;
+    /// A table before the deal, under the rules version the game was created under
+    /// ([`crate::RULES_VERSION`] for a new game; a recorded game's own version when it is
+    /// replayed or audited). A version these rules do not know is refused.
+    fn open(
+        &self,
+        players: &[Player],
+        options: &Value,
+        rules_version: u32,
+    ) -> Result<Box<dyn Table>, SetupError>;
     /// An event as `viewer` may see it while the game is in progress.
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent>;
     /// Statistics over finished games' `record` exports, for games that keep them.
@@ -618,7 +625,13 @@ impl<G: Game> Engine for EngineOf<G> {
         G::cards()
     }
 
-    fn open(&self, players: &[Player], options: &Value) -> Result<Box<dyn Table>, SetupError> {
+    fn open(
+        &self,
+        players: &[Player],
+        options: &Value,
+        rules_version: u32,
+    ) -> Result<Box<dyn Table>, SetupError> {
+        let rules_version = check_rules_version(rules_version)?;
         // Options structs are `#[serde(default)]`, so `{}` (or no options at all) means defaults.
         let options = match options {
             Value::Null => Value::Object(Map::new()),
@@ -628,6 +641,7 @@ impl<G: Game> Engine for EngineOf<G> {
         let setup = Setup {
             players: players.to_vec(),
             options,
+            rules_version,
         };
         Ok(Box::new(TableOf::<G> {
             state: Some(G::new(&setup)?),

@@ -20,6 +20,7 @@ fn setup(players: usize, options: Options) -> Setup<Options> {
             })
             .collect(),
         options,
+        rules_version: crate::game::RULES_VERSION,
     }
 }
 

@@ -33,6 +33,7 @@ fn setup(players: usize, variant: Option<Variant>) -> Setup<Options> {
             variant,
             ..Options::default()
         },
+        rules_version: crate::game::RULES_VERSION,
     }
 }
 

@@ -30,6 +30,7 @@ fn setup(players: usize, series: u8) -> Setup<Options> {
             })
             .collect(),
         options: Options { series },
+        rules_version: crate::game::RULES_VERSION,
     }
 }
 

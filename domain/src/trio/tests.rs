@@ -44,6 +44,7 @@ fn setup(players: usize) -> Setup<TrioOptions> {
             })
             .collect(),
         options: TrioOptions::default(),
+        rules_version: crate::game::RULES_VERSION,
     }
 }
 
