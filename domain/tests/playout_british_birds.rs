@@ -14,7 +14,8 @@ use parlour_domain::british_birds::{BritishBirds, Options, OwlPreference};
 use parlour_domain::playout::random_playout;
 use parlour_domain::{Player, Setup, FIRST_RULES_VERSION, RULES_VERSION};
 
-/// Far above any random game: the quiet-rounds rule ends a game in a few thousand moves at most.
+/// Far above any random game: random players pick up often enough, and once nothing is face
+/// up the quiet-rounds guard ends a game, in a few thousand moves at most.
 const MAX_MOVES: usize = 20_000;
 
 fn setup(players: usize, options: Options, version: u32) -> Setup<Options> {
@@ -106,7 +107,8 @@ fn random_series_to_fifty_points_always_end_cleanly() {
 
 #[test]
 fn random_games_stay_short() {
-    // The quiet-rounds rule keeps random games to a few hundred moves.
+    // Pick-ups and, once nothing is face up, the quiet-rounds guard keep random games to a few
+    // hundred moves, under either version.
     for players in 2..=4 {
         let (total, longest, games) = play_many(players, Options::default(), 500..505);
         assert!(
