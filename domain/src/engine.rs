@@ -684,6 +684,26 @@ mod tests {
     }
 
     #[test]
+    fn a_table_opens_under_every_rules_version_these_rules_know_and_no_other() {
+        let Some(engine) = crate::catalog::engine("girl") else {
+            panic!("no GIRL in the catalogue");
+        };
+        let players = vec![Player { name: "Ann".into() }, Player { name: "Bea".into() }];
+        for version in crate::game::FIRST_RULES_VERSION..=crate::game::RULES_VERSION {
+            assert!(engine.open(&players, &json!({}), version).is_ok());
+        }
+        for version in [0, crate::game::RULES_VERSION + 1] {
+            match engine.open(&players, &json!({}), version) {
+                Err(SetupError::RulesVersion { got, latest }) => {
+                    assert_eq!((got, latest), (version, crate::game::RULES_VERSION))
+                }
+                Err(other) => panic!("version {version}: {other}"),
+                Ok(_) => panic!("version {version} was opened"),
+            }
+        }
+    }
+
+    #[test]
     fn a_strict_parse_keeps_exactly_what_the_action_says() {
         let (_, canonical) =
             parse_strictly::<Move>(&json!({"type": "lay", "cards": ["a", "b"]})).unwrap();
