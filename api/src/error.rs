@@ -431,6 +431,9 @@ impl From<ServiceError> for ApiError {
             ServiceError::Setup(SetupError::Options(_)) => {
                 ApiError::new(Problem::InvalidSetup, detail)
             }
+            ServiceError::Setup(SetupError::RulesVersion { .. }) => {
+                ApiError::new(Problem::InvalidSetup, detail)
+            }
             ServiceError::BadRequest(_) => ApiError::new(Problem::MalformedRequest, detail),
             ServiceError::Unauthorized(_) => ApiError::new(Problem::Unauthorized, detail),
             ServiceError::AccountUnauthorized(_) => ApiError::new(Problem::Unauthorized, detail),

@@ -13,7 +13,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use parlour_domain::catalog;
 use parlour_domain::playout::instantiate;
-use parlour_domain::{Chance, Engine, Player, Recorded, Seat, Seed, Table};
+use parlour_domain::{Chance, Engine, Player, Recorded, Seat, Seed, Table, RULES_VERSION};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use serde_json::json;
@@ -30,7 +30,7 @@ fn players(n: usize) -> Vec<Player> {
 fn random_game(engine: &dyn Engine, n: usize, seed: u64) -> Vec<Recorded> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let game_seed = Seed([seed as u8; 32]);
-    let mut table: Box<dyn Table> = match engine.open(&players(n), &json!({})) {
+    let mut table: Box<dyn Table> = match engine.open(&players(n), &json!({}), RULES_VERSION) {
         Ok(table) => table,
         Err(e) => panic!("{e}"),
     };
@@ -98,7 +98,7 @@ fn folding(c: &mut Criterion) {
         group.throughput(Throughput::Elements(log.len() as u64));
         group.bench_function(BenchmarkId::new(d.id, format!("{n}p")), |b| {
             b.iter(|| {
-                let mut table = match engine.open(&players(n), &json!({})) {
+                let mut table = match engine.open(&players(n), &json!({}), RULES_VERSION) {
                     Ok(table) => table,
                     Err(e) => panic!("{e}"),
                 };

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::chance::Chance;
 use crate::game::{
-    Concession, Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup,
-    SetupError, View, Viewer,
+    check_rules_version, Concession, Description, Game, Player, Refusal, RefusalKind, Scoresheet,
+    Seat, Setup, SetupError, View, Viewer,
 };
 
 /// JSON Schemas (draft 2020-12) of everything a game sends or accepts, so a client, a bot or a
@@ -313,8 +313,15 @@ pub trait Engine: Send + Sync {
     fn describe(&self) -> Description;
     /// Every card with its stable id.
     fn cards(&self) -> Value;
-    /// A table before the deal.
-    fn open(&self, players: &[Player], options: &Value) -> Result<Box<dyn Table>, SetupError>;
+    /// A table before the deal, under the rules version the game was created under
+    /// ([`crate::RULES_VERSION`] for a new game; a recorded game's own version when it is
+    /// replayed or audited). A version these rules do not know is refused.
+    fn open(
+        &self,
+        players: &[Player],
+        options: &Value,
+        rules_version: u32,
+    ) -> Result<Box<dyn Table>, SetupError>;
     /// An event as `viewer` may see it while the game is in progress.
     fn redact(&self, event: &Recorded, viewer: Viewer) -> Result<Value, BadEvent>;
     /// Statistics over finished games' `record` exports, for games that keep them.
@@ -618,7 +625,13 @@ impl<G: Game> Engine for EngineOf<G> {
         G::cards()
     }
 
-    fn open(&self, players: &[Player], options: &Value) -> Result<Box<dyn Table>, SetupError> {
+    fn open(
+        &self,
+        players: &[Player],
+        options: &Value,
+        rules_version: u32,
+    ) -> Result<Box<dyn Table>, SetupError> {
+        let rules_version = check_rules_version(rules_version)?;
         // Options structs are `#[serde(default)]`, so `{}` (or no options at all) means defaults.
         let options = match options {
             Value::Null => Value::Object(Map::new()),
@@ -628,6 +641,7 @@ impl<G: Game> Engine for EngineOf<G> {
         let setup = Setup {
             players: players.to_vec(),
             options,
+            rules_version,
         };
         Ok(Box::new(TableOf::<G> {
             state: Some(G::new(&setup)?),
@@ -667,6 +681,26 @@ mod tests {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             show: Option<u8>,
         },
+    }
+
+    #[test]
+    fn a_table_opens_under_every_rules_version_these_rules_know_and_no_other() {
+        let Some(engine) = crate::catalog::engine("girl") else {
+            panic!("no GIRL in the catalogue");
+        };
+        let players = vec![Player { name: "Ann".into() }, Player { name: "Bea".into() }];
+        for version in crate::game::FIRST_RULES_VERSION..=crate::game::RULES_VERSION {
+            assert!(engine.open(&players, &json!({}), version).is_ok());
+        }
+        for version in [0, crate::game::RULES_VERSION + 1] {
+            match engine.open(&players, &json!({}), version) {
+                Err(SetupError::RulesVersion { got, latest }) => {
+                    assert_eq!((got, latest), (version, crate::game::RULES_VERSION))
+                }
+                Err(other) => panic!("version {version}: {other}"),
+                Ok(_) => panic!("version {version} was opened"),
+            }
+        }
     }
 
     #[test]

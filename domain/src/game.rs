@@ -78,20 +78,70 @@ pub struct Player {
     pub name: String,
 }
 
-/// What a game is created from: who plays, and the game's options.
+/// The rules version new games are created under: the latest. A game keeps the version it
+/// was created under for good (the server records it in the game's creation record), so a
+/// game decides, evolves, shows and replays as it did when it was created, and a rule
+/// changed later applies to new games only. Each game keeps what changed between versions in
+/// one place (its `Rules`, derived from the version), and `docs/rules/` says, for each rule
+/// point, from which version it applies.
+///
+/// - 1: the rules as first published.
+/// - 2: the rule points of issue 13 (British Birds' quiet rounds and asks for a card lying
+///   face up; GIRL and The CAR Game's tie before anyone has won a trick; History of
+///   England's honest claim and last `turn_ended`; GOOGLY's time counted in balls and
+///   patience results).
+pub const RULES_VERSION: u32 = 2;
+
+/// The first rules version: every game recorded before versions were told to the rules.
+pub const FIRST_RULES_VERSION: u32 = 1;
+
+/// Whether `version` is one these rules know (from [`FIRST_RULES_VERSION`] to
+/// [`RULES_VERSION`]); a version from a newer server cannot be played by this one.
+pub fn check_rules_version(version: u32) -> Result<u32, SetupError> {
+    if (FIRST_RULES_VERSION..=RULES_VERSION).contains(&version) {
+        Ok(version)
+    } else {
+        Err(SetupError::RulesVersion {
+            got: version,
+            latest: RULES_VERSION,
+        })
+    }
+}
+
+/// What a game is created from: who plays, the game's options, and the rules version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Setup<O> {
     /// The players in seat order.
     pub players: Vec<Player>,
     /// The game's own options (series, variant, ...).
     pub options: O,
+    /// The rules version the game was created under (see [`RULES_VERSION`]): each game reads
+    /// the rule points that changed from it, and nothing else.
+    pub rules_version: u32,
+}
+
+impl<O> Setup<O> {
+    /// A game of `players` with `options` under the latest rules ([`RULES_VERSION`]).
+    pub fn new(players: Vec<Player>, options: O) -> Setup<O> {
+        Setup {
+            players,
+            options,
+            rules_version: RULES_VERSION,
+        }
+    }
+
+    /// The same setup under rules version `rules_version`.
+    pub fn under(mut self, rules_version: u32) -> Setup<O> {
+        self.rules_version = rules_version;
+        self
+    }
 }
 
 /// Why a game could not be set up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// The game is for a different number of players.
-    #[error("{game} is for {min} to {max} players, not {got}")]
+    #[error("{}", player_count(game, *min, *max, *got))]
     PlayerCount {
         /// The game's name.
         game: &'static str,
@@ -105,6 +155,24 @@ pub enum SetupError {
     /// An option is unknown or has a value the game does not offer.
     #[error("invalid options: {0}")]
     Options(String),
+    /// The rules version is not one these rules know.
+    #[error("rules version {got} is unknown: these rules go from version 1 to {latest}")]
+    RulesVersion {
+        /// The version asked for.
+        got: u32,
+        /// The latest version these rules know ([`RULES_VERSION`]).
+        latest: u32,
+    },
+}
+
+/// "GIRL is for 2 to 5 players, not 6"; "three-player GOOGLY is for exactly 3 players, not
+/// 2" where only one number of players will do.
+fn player_count(game: &str, min: usize, max: usize, got: usize) -> String {
+    if min == max {
+        format!("{game} is for exactly {min} players, not {got}")
+    } else {
+        format!("{game} is for {min} to {max} players, not {got}")
+    }
 }
 
 /// How a refused move is to be understood by the player who tried it.

@@ -25,6 +25,6 @@ pub use engine::{
     Decision, Engine, GameSchemas, MoveRefused, OutOfTurn, Recorded, Refused, Table, ViewSchemas,
 };
 pub use game::{
-    Choose, Concession, Description, Game, Player, Refusal, RefusalKind, Scoresheet, Seat, Setup,
-    SetupError, View, ViewOf, Viewer,
+    check_rules_version, Choose, Concession, Description, Game, Player, Refusal, RefusalKind,
+    Scoresheet, Seat, Setup, SetupError, View, ViewOf, Viewer, FIRST_RULES_VERSION, RULES_VERSION,
 };

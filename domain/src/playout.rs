@@ -352,6 +352,7 @@ impl Pair {
         engine: &dyn Engine,
         players: usize,
         options: &Value,
+        rules_version: u32,
         seed: Seed,
     ) -> Result<Pair, String> {
         let players: Vec<Player> = (0..players)
@@ -360,7 +361,7 @@ impl Pair {
             })
             .collect();
         let table = engine
-            .open(&players, options)
+            .open(&players, options, rules_version)
             .map_err(|e| format!("setup refused: {e}"))?;
         let replayed = table.clone_table();
         let mut pair = Pair {
@@ -469,13 +470,14 @@ fn check_seats(pair: &Pair, players: usize) -> Result<(), String> {
 }
 
 /// Plays one random game of `engine` (through `Table`, as the server does) and one of default
-/// actions alone, both from `seed`, checking what the module documentation lists. The seat
-/// that moves is picked at random among `to_act` in both (any seat's clock may run out
-/// first). Returns what it played, or the first broken promise.
+/// actions alone, both from `seed` and under `rules_version`, checking what the module
+/// documentation lists. The seat that moves is picked at random among `to_act` in both (any
+/// seat's clock may run out first). Returns what it played, or the first broken promise.
 pub fn check_defaults(
     engine: &dyn Engine,
     players: usize,
     options: &Value,
+    rules_version: u32,
     seed: u64,
     max_moves: usize,
 ) -> Result<DefaultsChecked, String> {
@@ -484,7 +486,7 @@ pub fn check_defaults(
     rng.fill_bytes(&mut game_seed);
     let game_seed = Seed(game_seed);
 
-    let mut pair = Pair::open(engine, players, options, game_seed)?;
+    let mut pair = Pair::open(engine, players, options, rules_version, game_seed)?;
     let mut random_moves = 0;
     loop {
         check_seats(&pair, players)?;
@@ -510,7 +512,7 @@ pub fn check_defaults(
         random_moves += 1;
     }
 
-    let mut pair = Pair::open(engine, players, options, game_seed)?;
+    let mut pair = Pair::open(engine, players, options, rules_version, game_seed)?;
     let mut default_moves = 0;
     while pair.table.outcome().is_none() {
         if default_moves >= max_moves {
@@ -544,6 +546,7 @@ mod tests {
 
     use super::*;
     use crate::catalog;
+    use crate::game::{FIRST_RULES_VERSION, RULES_VERSION};
 
     /// Games per configuration and kind of playout: every configuration is played from this
     /// many seeds, at random and by defaults alone.
@@ -595,12 +598,16 @@ mod tests {
             panic!("no game {game} in the catalogue");
         };
         let mut defaults = 0;
-        for (players, options) in configurations(game) {
-            for seed in 0..SEEDS {
-                match check_defaults(engine, players, &options, seed, MAX_MOVES) {
-                    Ok(played) => defaults += played.default_moves,
-                    Err(broken) => {
-                        panic!("{game}, {players} players, {options}, seed {seed}: {broken}")
+        // Every rules version: a version-1 game must still be played for as it always was.
+        for version in FIRST_RULES_VERSION..=RULES_VERSION {
+            for (players, options) in configurations(game) {
+                for seed in 0..SEEDS {
+                    match check_defaults(engine, players, &options, version, seed, MAX_MOVES) {
+                        Ok(played) => defaults += played.default_moves,
+                        Err(broken) => panic!(
+                            "{game}, rules {version}, {players} players, {options}, seed \
+                             {seed}: {broken}"
+                        ),
                     }
                 }
             }
@@ -774,9 +781,10 @@ mod tests {
             &self,
             players: &[Player],
             options: &Value,
+            rules_version: u32,
         ) -> Result<Box<dyn Table>, crate::game::SetupError> {
             Ok(Box::new(Planted {
-                inner: GIRL.open(players, options)?,
+                inner: GIRL.open(players, options, rules_version)?,
                 bug: self.0,
             }))
         }
@@ -799,14 +807,21 @@ mod tests {
 
     #[test]
     fn the_check_reports_a_default_out_of_turn_a_template_a_refused_default_and_a_bad_ranking() {
-        assert!(check_defaults(&GIRL, 3, &json!({}), 1, MAX_MOVES).is_ok());
+        assert!(check_defaults(&GIRL, 3, &json!({}), RULES_VERSION, 1, MAX_MOVES).is_ok());
         for (bug, says) in [
             (Bug::DefaultForEveryone, "not in to_act"),
             (Bug::Template, "is a template"),
             (Bug::Refused, "was refused"),
             (Bug::ConcederFirst, "conceding gives"),
         ] {
-            match check_defaults(&PlantedEngine(bug), 3, &json!({}), 1, MAX_MOVES) {
+            match check_defaults(
+                &PlantedEngine(bug),
+                3,
+                &json!({}),
+                RULES_VERSION,
+                1,
+                MAX_MOVES,
+            ) {
                 Ok(played) => panic!("{bug:?} was not caught: {played:?}"),
                 Err(broken) => assert!(broken.contains(says), "{bug:?}: {broken}"),
             }

@@ -997,7 +997,9 @@ mod tests {
             crate::Player { name: "Ann".into() },
             crate::Player { name: "Bea".into() },
         ];
-        let mut rules = engine.open(&players, &json!({})).unwrap();
+        let mut rules = engine
+            .open(&players, &json!({}), crate::RULES_VERSION)
+            .unwrap();
         let opening = rules.start(&mut Chance::new(crate::Seed([7; 32]), 1));
         rules.apply(opening);
         Sitting::new(rules, 2)
@@ -1459,7 +1461,9 @@ mod tests {
                         name: format!("P{i}"),
                     })
                     .collect();
-                let mut rules = engine.open(&names, &json!({})).unwrap();
+                let mut rules = engine
+                    .open(&names, &json!({}), crate::RULES_VERSION)
+                    .unwrap();
                 let mut seq = 1;
                 let opening = rules.start(&mut Chance::new(crate::Seed([3; 32]), seq));
                 seq += opening.events.len() as u64;

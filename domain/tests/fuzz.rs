@@ -41,6 +41,7 @@ use parlour_domain::playout::{card_ids, instantiate, mentioned_cards};
 use parlour_domain::trio::{CarGame, GirlGame};
 use parlour_domain::{
     Chance, Engine, Game, Player, Recorded, Refused, Seat, Seed, Setup, Table, Viewer,
+    RULES_VERSION,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -219,14 +220,11 @@ fn fuzz_game<G: Game>(config: &Config, seed: u64) -> Result<Stats, String> {
     let game_seed = Seed(game_seed);
 
     let mut table = engine
-        .open(&players, &config.options)
+        .open(&players, &config.options, RULES_VERSION)
         .map_err(|e| format!("{config:?} does not open: {e}"))?;
     let options: G::Options = serde_json::from_value(config.options.clone())
         .map_err(|e| format!("{config:?}: options do not parse: {e}"))?;
-    let setup = Setup {
-        players: players.clone(),
-        options,
-    };
+    let setup = Setup::new(players.clone(), options);
     let mut state = G::new(&setup).map_err(|e| format!("{config:?}: setup refused: {e}"))?;
 
     let mut fuzz = Fuzzer::<G> {
@@ -289,7 +287,7 @@ fn fuzz_game<G: Game>(config: &Config, seed: u64) -> Result<Stats, String> {
 
     // The stored log rebuilds the same table, as the server does after a restart.
     let mut replayed = engine
-        .open(&players, &config.options)
+        .open(&players, &config.options, RULES_VERSION)
         .map_err(|e| format!("{config:?} does not reopen: {e}"))?;
     for event in &fuzz.log {
         replayed
@@ -1092,7 +1090,7 @@ fn foreign_actions(game: &str) -> &'static [Value] {
                     name: format!("player {i}"),
                 })
                 .collect();
-            let Ok(mut table) = engine.open(&players, &json!({})) else {
+            let Ok(mut table) = engine.open(&players, &json!({}), RULES_VERSION) else {
                 continue;
             };
             let opening = table.start(&mut Chance::new(Seed([8; 32]), 1));

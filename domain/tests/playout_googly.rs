@@ -9,11 +9,11 @@
     clippy::cast_possible_wrap
 )]
 
-use parlour_domain::game::{Player, Setup};
+use parlour_domain::game::{Player, Setup, FIRST_RULES_VERSION, RULES_VERSION};
 use parlour_domain::googly::{Googly, Options, Variant};
 use parlour_domain::playout::random_playout;
 
-fn setup(players: usize, variant: Option<Variant>) -> Setup<Options> {
+fn setup(players: usize, variant: Option<Variant>, version: u32) -> Setup<Options> {
     Setup {
         players: (0..players)
             .map(|i| Player {
@@ -24,14 +24,19 @@ fn setup(players: usize, variant: Option<Variant>) -> Setup<Options> {
             variant,
             ..Options::default()
         },
+        rules_version: version,
     }
 }
 
+/// `seeds` matches of the configuration under every rules version (a version-1 match must
+/// still play out as it always did).
 fn run(players: usize, variant: Option<Variant>, seeds: u64) {
-    let setup = setup(players, variant);
-    for seed in 0..seeds {
-        if let Err(e) = random_playout::<Googly>(&setup, seed, 5_000) {
-            panic!("{players} players, {variant:?}, seed {seed}: {e}");
+    for version in FIRST_RULES_VERSION..=RULES_VERSION {
+        let setup = setup(players, variant, version);
+        for seed in 0..seeds {
+            if let Err(e) = random_playout::<Googly>(&setup, seed, 5_000) {
+                panic!("rules {version}, {players} players, {variant:?}, seed {seed}: {e}");
+            }
         }
     }
 }

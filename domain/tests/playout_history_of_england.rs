@@ -12,11 +12,11 @@
     clippy::cast_possible_wrap
 )]
 
-use parlour_domain::game::{Player, Setup};
+use parlour_domain::game::{Player, Setup, FIRST_RULES_VERSION, RULES_VERSION};
 use parlour_domain::history_of_england::{HistoryOfEngland, Options};
 use parlour_domain::playout::random_playout;
 
-fn setup(players: usize, series: u8) -> Setup<Options> {
+fn setup(players: usize, series: u8, version: u32) -> Setup<Options> {
     Setup {
         players: (0..players)
             .map(|i| Player {
@@ -24,20 +24,27 @@ fn setup(players: usize, series: u8) -> Setup<Options> {
             })
             .collect(),
         options: Options { series },
+        rules_version: version,
     }
 }
 
 /// Plays `seeds` random games of every series at every table size.
+/// Under every rules version (a version-1 game must still play out as it always did).
 fn play_every_kind(seeds: u64) {
-    for series in 1..=3 {
-        for players in 3..=8 {
-            let setup = setup(players, series);
-            for seed in 0..seeds {
-                let seed = seed + 1000 * u64::from(series) + 100_000 * players as u64;
-                // The longest game: 45 turns drawing, then 7 + 64 without the pool, each turn
-                // at most one ask per card in the pack.
-                if let Err(broken) = random_playout::<HistoryOfEngland>(&setup, seed, 20_000) {
-                    panic!("series {series}, {players} players, seed {seed}: {broken}");
+    for version in FIRST_RULES_VERSION..=RULES_VERSION {
+        for series in 1..=3 {
+            for players in 3..=8 {
+                let setup = setup(players, series, version);
+                for seed in 0..seeds {
+                    let seed = seed + 1000 * u64::from(series) + 100_000 * players as u64;
+                    // The longest game: 45 turns drawing, then 7 + 64 without the pool, each
+                    // turn at most one ask per card in the pack.
+                    if let Err(broken) = random_playout::<HistoryOfEngland>(&setup, seed, 20_000) {
+                        panic!(
+                            "rules {version}, series {series}, {players} players, seed {seed}: \
+                             {broken}"
+                        );
+                    }
                 }
             }
         }

@@ -10,7 +10,7 @@
     clippy::cast_possible_wrap
 )]
 
-use parlour_domain::game::{Game, Player, Setup};
+use parlour_domain::game::{Game, Player, Setup, FIRST_RULES_VERSION, RULES_VERSION};
 use parlour_domain::playout::random_playout;
 use parlour_domain::trio::{CarGame, GirlGame, TrioOptions};
 
@@ -26,7 +26,7 @@ fn seeds() -> u64 {
 // A game has at most 44 turn-ups, 12 tricks of at most 5 lays and a few passes per trick.
 const MAX_MOVES: usize = 500;
 
-fn setup(players: usize) -> Setup<TrioOptions> {
+fn setup(players: usize, version: u32) -> Setup<TrioOptions> {
     Setup {
         players: (0..players)
             .map(|i| Player {
@@ -34,24 +34,31 @@ fn setup(players: usize) -> Setup<TrioOptions> {
             })
             .collect(),
         options: TrioOptions::default(),
+        rules_version: version,
     }
 }
 
+/// Every player count under every rules version (each version's own rules of the game: a
+/// version-1 game must still play out as it always did).
 fn play_many<G: Game<Options = TrioOptions>>() {
-    for players in 2..=5 {
-        let setup = setup(players);
-        let mut longest = 0;
-        for seed in 0..seeds() {
-            let seed = seed * 7919 + players as u64;
-            match random_playout::<G>(&setup, seed, MAX_MOVES) {
-                Ok(playout) => longest = longest.max(playout.moves),
-                Err(broken) => panic!("{players} players, seed {seed}: {broken}"),
+    for version in FIRST_RULES_VERSION..=RULES_VERSION {
+        for players in 2..=5 {
+            let setup = setup(players, version);
+            let mut longest = 0;
+            for seed in 0..seeds() {
+                let seed = seed * 7919 + players as u64;
+                match random_playout::<G>(&setup, seed, MAX_MOVES) {
+                    Ok(playout) => longest = longest.max(playout.moves),
+                    Err(broken) => {
+                        panic!("rules {version}, {players} players, seed {seed}: {broken}")
+                    }
+                }
             }
+            assert!(
+                longest > 12,
+                "{players} players: games are implausibly short"
+            );
         }
-        assert!(
-            longest > 12,
-            "{players} players: games are implausibly short"
-        );
     }
 }
 

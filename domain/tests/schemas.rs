@@ -14,7 +14,9 @@
 use jsonschema::Validator;
 use parlour_domain::catalog;
 use parlour_domain::playout::instantiate;
-use parlour_domain::{Chance, Engine, Player, Seat, Seed, Viewer};
+use parlour_domain::{
+    Chance, Engine, Player, Seat, Seed, Viewer, FIRST_RULES_VERSION, RULES_VERSION,
+};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use serde_json::{json, Map, Value};
@@ -91,11 +93,15 @@ fn every_part_fits(id: &str) {
     let d = engine.describe();
     let schemas = Schemas::of(engine);
     check(&schemas.options, "the default options", &json!({}));
-    for n in d.min_players..=d.max_players.min(6) {
+    // Every rules version: a version-1 game sends what it always did, and the schemas describe
+    // both.
+    for (n, version) in (d.min_players..=d.max_players.min(6))
+        .flat_map(|n| (FIRST_RULES_VERSION..=RULES_VERSION).map(move |v| (n, v)))
+    {
         for seed in 0..SEEDS {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let game_seed = Seed([u8::try_from(seed).unwrap_or(0); 32]);
-            let mut table = engine.open(&players(n), &json!({})).unwrap();
+            let mut table = engine.open(&players(n), &json!({}), version).unwrap();
             let opening = table.start(&mut Chance::new(game_seed, 1));
             let mut seq = opening.events.len() as u64;
             for event in &opening.events {

@@ -78,8 +78,9 @@ async fn crown_ask_on_offer(
             }
         } else {
             match (&of_set[..], &others[..]) {
-                // Showing one card of the set and one not forfeits the one of the set.
-                ([a, ..], [b, ..]) => ([a.to_string(), b.to_string()], vec![a.to_string()]),
+                // Showing one card of the set and one not forfeits the one of the set (from
+                // rules version 2 only a player without two of the set may bluff).
+                ([a], [b, ..]) => ([a.to_string(), b.to_string()], vec![a.to_string()]),
                 // Showing two cards not of the set forfeits both.
                 ([], [a, b, ..]) => (
                     [a.to_string(), b.to_string()],

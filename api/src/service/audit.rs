@@ -98,7 +98,7 @@ pub(super) fn replay(
         seq,
         detail,
     };
-    let mut sitting = match engine.open(&record.players, &record.options) {
+    let mut sitting = match engine.open(&record.players, &record.options, record.rules_version) {
         Ok(rules) => Sitting::new(rules, record.players.len()),
         Err(e) => {
             return (

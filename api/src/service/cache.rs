@@ -274,7 +274,7 @@ pub(super) fn catch_up(loaded: &mut Loaded, missing: Vec<StoredEvent>) -> Result
 /// A game of this record before its first entry.
 pub(super) fn open_sitting(engine: &'static dyn Engine, record: &GameRecord) -> Result<Sitting> {
     let rules = engine
-        .open(&record.players, &record.options)
+        .open(&record.players, &record.options, record.rules_version)
         .map_err(corrupt)?;
     Ok(Sitting::new(rules, record.players.len()))
 }

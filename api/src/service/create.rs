@@ -114,7 +114,7 @@ impl Parlour {
             )));
         }
         let players = founding.players;
-        let mut table = engine.open(&players, &options)?;
+        let mut table = engine.open(&players, &options, RULES_VERSION)?;
         let seed = match &founding.seed {
             Some(text) => {
                 Seed::from_hex(text).map_err(|e| ServiceError::BadRequest(e.to_string()))?

@@ -209,8 +209,9 @@ const CACHED_GAMES: usize = 20_000;
 const CACHED_TOKENS: usize = 100_000;
 /// How many times a move is re-decided after losing a race to another writer.
 const APPEND_ATTEMPTS: usize = 3;
-/// The rules version games are created under now; a game replays under its own.
-pub const RULES_VERSION: u32 = 1;
+/// The rules version games are created under now (the domain's latest); a game replays and
+/// audits under its own, recorded in its creation record.
+pub use parlour_domain::RULES_VERSION;
 /// The shape version every entry is written with now (`StoredEvent::version`). When an
 /// entry's shape changes, this rises and `recorded` learns to upcast the older shapes.
 pub const CURRENT_EVENT_VERSION: u16 = 1;

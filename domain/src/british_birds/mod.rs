@@ -59,7 +59,8 @@ pub struct Options {
     /// answers for itself (`ask_me`).
     pub owl_preferences: Vec<OwlPreference>,
     /// The game ends when the turn has passed this many rounds of the table in a row with no
-    /// card picked up and no set laid (1 to 100).
+    /// card picked up and no set laid (1 to 100); from rules version 2 only turns passed with
+    /// nothing face up to pick up are counted.
     pub quiet_rounds: u32,
     /// Rule 10's series: deal further games until someone's total reaches this (the printed
     /// rules say 50). `None` plays a single game.
@@ -107,6 +108,31 @@ struct LastAsk {
     answer: Answer,
 }
 
+/// The rule points that changed between rules versions, read once from the version the game
+/// was created under ([`Setup::rules_version`]); `docs/rules/british-birds.md` gives each
+/// one's reasons. Everything else is the same in every version.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Rules {
+    /// From version 2, the quiet-rounds count runs only while nothing lies face up, so that
+    /// no pick-up is possible: while a card is exposed, any player can make progress at her
+    /// turn by picking it up, and the game goes on by rule 9 alone. Version 1 counts every
+    /// turn passed.
+    quiet_only_with_nothing_exposed: bool,
+    /// From version 2, a card lying face up in the row may be asked for (rule 2b asks only
+    /// that the asker hold a card of its set): nobody holds it, so the ask fails at once.
+    /// Version 1 refuses the ask.
+    may_ask_for_an_exposed_card: bool,
+}
+
+impl Rules {
+    fn of(version: u32) -> Rules {
+        Rules {
+            quiet_only_with_nothing_exposed: version >= 2,
+            may_ask_for_an_exposed_card: version >= 2,
+        }
+    }
+}
+
 /// Where the game stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Phase {
@@ -128,6 +154,7 @@ enum Phase {
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
     players: u8,
+    rules: Rules,
     quiet_rounds: u32,
     play_to: Option<u32>,
     preferences: [OwlPreference; MAX_PLAYERS],
@@ -144,7 +171,8 @@ pub struct State {
     laid: [Option<Seat>; SETS],
     /// Who played each Owl onto the table.
     owls: [Option<Seat>; 4],
-    /// Turn passes since the last card picked up or set laid.
+    /// Turn passes since the last card picked up or set laid (from rules version 2, only
+    /// those with nothing exposed).
     quiet_turns: u32,
     last_ask: Option<LastAsk>,
     /// Games dealt so far in this series (1 during the first game).
@@ -224,7 +252,9 @@ impl State {
             next = next.left(players);
         }
         self.phase = Phase::Turn { seat: next };
-        self.quiet_turns += 1;
+        if !self.rules.quiet_only_with_nothing_exposed || self.row_is_empty() {
+            self.quiet_turns += 1;
+        }
     }
 
     /// Rule 6 mid-turn: a player whose last cards went down as a set, with nothing exposed,
@@ -494,7 +524,8 @@ pub struct PublicView {
     pub asked: Option<AskPending>,
     /// The last ask and its answer.
     pub last_ask: Option<LastAskView>,
-    /// Turn passes since a card was last picked up or a set laid.
+    /// Turn passes since a card was last picked up or a set laid (from rules version 2, only
+    /// those with nothing face up to pick up).
     pub quiet_turns: u32,
     /// The game ends when `quiet_turns` reaches this.
     pub quiet_limit: u32,
@@ -666,7 +697,7 @@ pub enum RuleError {
     /// Asking for a card you hold.
     #[error("you already hold the {0}: ask for a card you want")]
     AlreadyHeld(&'static str),
-    /// Asking for an exposed card.
+    /// Asking for an exposed card (rules version 1 only).
     #[error("the {0} is face up on the table, so nobody holds it: pick it up instead")]
     Exposed(&'static str),
     /// Rule 2(b)/7: only a card you hold can be handed over or kept with an Owl.
@@ -782,8 +813,9 @@ impl Batch {
 fn automatic_answer(state: &State, asked: Seat, card: Card) -> Option<Answer> {
     let hand = state.hands[asked.index()];
     let holds = hand.holds(card);
-    // Everyone can see an empty hand, so waiting for its owner would tell nobody anything.
-    if hand.is_empty() {
+    // Everyone can see an empty hand, or the card asked for lying face up in the row, so
+    // waiting for the asked player would tell nobody anything.
+    if hand.is_empty() || state.row_holds(card) {
         return Some(Answer::NotHeld);
     }
     match state.preferences[asked.index()] {
@@ -892,7 +924,7 @@ fn check_ask(state: &State, seat: Seat, asked: Seat, card: Card) -> Result<(), R
     if hand.holds(card) {
         return Err(RuleError::AlreadyHeld(card.id()));
     }
-    if state.row_holds(card) {
+    if state.row_holds(card) && !state.rules.may_ask_for_an_exposed_card {
         return Err(RuleError::Exposed(card.id()));
     }
     Ok(())
@@ -948,7 +980,8 @@ impl Game for BritishBirds {
                 },
                 "quiet_rounds": {
                     "description": "the game ends when the turn has gone this many times round the \
-                                    table with no card picked up and no set laid (1 to 100)",
+                                    table with no card picked up and no set laid (1 to 100); from \
+                                    rules version 2 only turns with nothing face up to pick up count",
                     "type": "integer",
                     "default": DEFAULT_QUIET_ROUNDS,
                 },
@@ -1029,6 +1062,7 @@ impl Game for BritishBirds {
         }
         Ok(State {
             players: players as u8,
+            rules: Rules::of(setup.rules_version),
             quiet_rounds: options.quiet_rounds,
             play_to: options.play_to,
             preferences,
@@ -1138,7 +1172,9 @@ impl Game for BritishBirds {
                 let hand = state.hands[seat.index()];
                 for set in BirdSet::all().filter(|s| hand.holds_any_of(*s)) {
                     for card in set.cards() {
-                        if hand.holds(card) || state.row_holds(card) {
+                        if hand.holds(card)
+                            || (state.row_holds(card) && !state.rules.may_ask_for_an_exposed_card)
+                        {
                             continue;
                         }
                         for asked in Seat::all(state.seats()).filter(|s| *s != seat) {

@@ -10,17 +10,24 @@
 use super::*;
 use crate::chance::Seed;
 use crate::engine::{self, MoveRefused, OutOfTurn};
-use crate::game::Player;
+use crate::game::{Player, RULES_VERSION};
 
+/// A table under the latest rules; [`under`] puts an arranged one under an older version.
 fn setup(players: usize, options: Options) -> Setup<Options> {
-    Setup {
-        players: (0..players)
+    Setup::new(
+        (0..players)
             .map(|i| Player {
                 name: format!("p{i}"),
             })
             .collect(),
         options,
-    }
+    )
+}
+
+/// The same table under rules version `version`.
+fn under(version: u32, mut state: State) -> State {
+    state.rules = Rules::of(version);
+    state
 }
 
 fn card(id: &str) -> Card {
@@ -795,21 +802,43 @@ fn when_several_reach_the_target_the_highest_total_wins() {
 // Parlour's decisions.
 
 #[test]
-fn nobody_may_ask_for_an_owl_a_card_they_hold_or_a_card_lying_face_up() {
+fn nobody_may_ask_for_an_owl_or_a_card_they_hold() {
     let state = two_players();
     assert_eq!(refused(&state, 0, ask(1, "owl-2")), RuleError::AskedForOwl);
     assert_eq!(
         refused(&state, 0, ask(1, "a-2")),
         RuleError::AlreadyHeld("a-2")
     );
-    let state = arrange(
+}
+
+/// Seat 0 holds a G card while g-1 lies face up; seat 1 answers for herself.
+fn g_1_face_up() -> State {
+    arrange(
         Options::default(),
         &[&["g-4"], &["a-1"]],
         &FULL_ROW,
         &[],
         &[],
-    );
+    )
+}
+
+#[test]
+fn from_rules_version_2_a_card_lying_face_up_may_be_asked_for_and_the_ask_simply_fails() {
+    let state = g_1_face_up();
+    assert!(BritishBirds::legal_actions(&state, Seat(0)).contains(&action(ask(1, "g-1"))));
+    // Everyone sees the card in the row, so nobody is waited for: "not held" at once, though
+    // seat 1 answers every other ask herself.
+    let (state, events) = play(&state, 0, ask(1, "g-1"));
+    assert_eq!(types(&events), ["ask", "not_held"]);
+    assert_eq!(to_act(&state), [1], "a failed ask passes the turn (rule 5)");
+    assert_eq!(state.row[0], Some(card("g-1")), "the card stays in the row");
+}
+
+#[test]
+fn under_rules_version_1_nobody_may_ask_for_a_card_lying_face_up() {
+    let state = under(1, g_1_face_up());
     assert_eq!(refused(&state, 0, ask(1, "g-1")), RuleError::Exposed("g-1"));
+    assert!(!BritishBirds::legal_actions(&state, Seat(0)).contains(&action(ask(1, "g-1"))));
 }
 
 #[test]
@@ -980,7 +1009,9 @@ fn the_game_ends_when_the_turn_goes_round_the_quiet_rounds_with_no_pick_up_and_n
 
 #[test]
 fn a_pick_up_or_a_set_laid_starts_the_quiet_count_again() {
-    let state = after(&two_players(), 0, ask(1, "a-4"));
+    // Under rules version 1 turns passed with cards face up count, so a pick-up can find the
+    // count running; from version 2 the count only runs once nothing is left to pick up.
+    let state = after(&under(1, two_players()), 0, ask(1, "a-4"));
     let state = after(&state, 1, answer("not_held"));
     assert_eq!(state.quiet_turns, 1);
     let state = after(&state, 1, pick_up("g-1"));
@@ -993,6 +1024,97 @@ fn a_pick_up_or_a_set_laid_starts_the_quiet_count_again() {
     assert_eq!(types(&events), ["ask", "hand_over", "set_laid"]);
     assert_eq!(state.quiet_turns, 0);
     assert_eq!(to_act(&state), [2], "b-5 handed over: seat 2 goes on");
+}
+
+/// The table: two players just dealt, seven cards face up and 23 in the pack, and
+/// every ask fails.
+fn failed_asks_with_the_row_full(version: u32, asks: usize) -> State {
+    let mut state = under(
+        version,
+        arrange(
+            Options::default(),
+            &[
+                &["a-1", "a-2", "a-3", "b-1", "b-2", "b-3", "c-1"],
+                &["d-1", "d-2", "d-3", "e-1", "e-2", "e-3", "f-1"],
+            ],
+            &FULL_ROW,
+            &["a-4"],
+            &[],
+        ),
+    );
+    assert_eq!(state.pack().len(), 23);
+    for turn in 0..asks {
+        if BritishBirds::outcome(&state).is_some() {
+            break;
+        }
+        state = match turn % 2 {
+            0 => after(&state, 0, ask(1, "a-4")),
+            _ => after(&state, 1, ask(0, "d-4")),
+        };
+        if let Phase::Asked { asked, .. } = state.phase {
+            state = after(&state, asked.0, answer("not_held"));
+        }
+    }
+    state
+}
+
+#[test]
+fn from_rules_version_2_failed_asks_with_a_card_face_up_never_end_the_game() {
+    // Rule 9, "The game ends when all the sets have been laid on the table": while a card
+    // lies face up any player can make progress by picking it up, so no turn counts.
+    let state = failed_asks_with_the_row_full(RULES_VERSION, 200);
+    assert_eq!(BritishBirds::outcome(&state), None);
+    assert_eq!(state.quiet_turns, 0);
+    let view = engine::view_json::<BritishBirds>(&state, Viewer::Spectator);
+    assert_eq!(view.public["quiet_turns"], json!(0));
+    // Progress is one pick-up away, as it always is while the row has a card.
+    let state = after(&state, 0, pick_up("g-1"));
+    assert_eq!(state.row[0], Some(card("a-4")));
+}
+
+#[test]
+fn from_rules_version_2_the_quiet_count_runs_once_nothing_is_left_to_pick_up() {
+    // Three players who answer at once; b-5, the last card face up, is picked up by seat 1,
+    // and from then on every turn passed counts.
+    let state = arrange(
+        Options {
+            quiet_rounds: 1,
+            ..preferences(&[OwlPreference::AlwaysHandOver; 3])
+        },
+        &[
+            &["a-1", "a-3", "owl-1"],
+            &["a-2", "a-4"],
+            &["a-5", "b-1", "b-2", "b-3", "b-4", "owl-2", "owl-3", "owl-4"],
+        ],
+        &row(&["b-5"]),
+        &[],
+        &[("c", 0), ("d", 0), ("e", 1), ("f", 1), ("g", 2), ("h", 2)],
+    );
+    let state = after(&state, 0, ask(1, "a-5"));
+    assert_eq!(state.quiet_turns, 0, "b-5 still lies face up");
+    let state = after(&state, 1, pick_up("b-5"));
+    assert_eq!(state.quiet_turns, 0);
+    let state = after(&state, 2, ask(0, "a-2"));
+    assert_eq!(state.quiet_turns, 1);
+    let state = after(&state, 0, ask(1, "a-5"));
+    assert_eq!(state.quiet_turns, 2);
+    let (state, events) = play(&state, 1, ask(0, "a-5"));
+    assert_eq!(types(&events), ["ask", "not_held", "game_over"]);
+    assert_eq!(
+        BritishBirds::outcome(&state).map(|o| o.ending),
+        Some(Ending::NoProgress)
+    );
+}
+
+#[test]
+fn under_rules_version_1_failed_asks_end_the_game_even_with_cards_face_up() {
+    // The old guard: 10 rounds of a 2-player table, 20 failed asks, end the game 0:0.
+    let state = failed_asks_with_the_row_full(1, 200);
+    let outcome = BritishBirds::outcome(&state).unwrap();
+    assert_eq!(outcome.ending, Ending::NoProgress);
+    assert_eq!(outcome.points, vec![0, 0]);
+    assert_eq!(state.quiet_turns, 20);
+    assert_eq!(state.pack().len(), 23);
 }
 
 #[test]

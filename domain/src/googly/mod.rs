@@ -85,6 +85,16 @@ pub enum Variant {
 }
 
 impl Variant {
+    /// The variant as a refusal names it: "three-player GOOGLY is for exactly 3 players".
+    fn game_name(self) -> &'static str {
+        match self {
+            Variant::Team => "the team game of GOOGLY",
+            Variant::TwoPlayer => "two-player GOOGLY",
+            Variant::ThreePlayer => "three-player GOOGLY",
+            Variant::Patience => "GOOGLY patience",
+        }
+    }
+
     fn for_players(players: usize) -> Variant {
         match players {
             0 | 1 => Variant::Patience,
@@ -191,7 +201,7 @@ impl Match {
         };
         if !(min..=max).contains(&seats) {
             return Err(SetupError::PlayerCount {
-                game: "GOOGLY",
+                game: variant.game_name(),
                 min,
                 max,
                 got: seats,
@@ -405,10 +415,35 @@ enum Phase {
     Finished,
 }
 
+/// The rule points that changed between rules versions, read once from the version the match
+/// was created under ([`Setup::rules_version`]); `docs/rules/googly.md` gives the reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Rules {
+    /// From version 2, the match's time ("three days of 17 overs each, making a total of 51
+    /// overs", and three overs of extra time) is counted in balls: 306, or 324 with extra time,
+    /// so the part over that ends an innings counts only the balls bowled in it, and time may
+    /// run out in the middle of an over. Version 1 counts overs, a part over as a whole one.
+    time_in_balls: bool,
+    /// From version 2, the result names the winning side, and a seat that plays both sides
+    /// (patience) neither wins nor takes points; version 1 lists the winning side's seats and
+    /// gives each seat its sides' points, so patience's one seat always won.
+    result_names_the_side: bool,
+}
+
+impl Rules {
+    fn of(version: u32) -> Rules {
+        Rules {
+            time_in_balls: version >= 2,
+            result_names_the_side: version >= 2,
+        }
+    }
+}
+
 /// The whole match at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
     game: Arc<Match>,
+    rules: Rules,
     phase: Phase,
     toss: Option<u8>,
     elected: Option<Choice>,
@@ -495,9 +530,42 @@ impl State {
         self.extra_time
     }
 
-    /// Overs bowled in the match (each part over at an innings' end counts as one).
+    /// Overs bowled in the match, as the match's time is counted: from rules version 2 the
+    /// whole overs' worth of its balls (see [`State::match_balls`]); under version 1 each
+    /// part over at an innings' end counts as one.
     pub fn match_overs(&self) -> u16 {
-        self.match_overs
+        if self.rules.time_in_balls {
+            self.match_balls() / u16::from(BALLS_PER_OVER)
+        } else {
+            self.match_overs
+        }
+    }
+
+    /// Balls bowled in the match, a "How's That" included (six make an over).
+    pub fn match_balls(&self) -> u16 {
+        // A match is at most MATCH_OVERS + EXTRA_OVERS overs: a few hundred deliveries.
+        u16::try_from(self.deliveries.len()).unwrap_or(u16::MAX)
+    }
+
+    /// Whether the match's time is counted in balls (from rules version 2).
+    pub fn time_in_balls(&self) -> bool {
+        self.rules.time_in_balls
+    }
+
+    /// The time used and the time allowed, in the unit the rules version counts it in:
+    /// balls from version 2, overs (a part over as one) under version 1.
+    fn time(&self) -> (u16, u16) {
+        if self.rules.time_in_balls {
+            (self.match_balls(), self.limit * u16::from(BALLS_PER_OVER))
+        } else {
+            (self.match_overs, self.limit)
+        }
+    }
+
+    /// Whether the time allowed has been used up.
+    fn time_is_up(&self) -> bool {
+        let (used, allowed) = self.time();
+        used >= allowed
     }
 
     /// The overs the match may last (51, or 54 with extra time).
@@ -1272,6 +1340,10 @@ impl State {
             self.close_innings();
         } else if self.over_balls >= BALLS_PER_OVER {
             self.end_over();
+        } else if self.time_is_up() {
+            // Time counted in balls can run out in the middle of an over (never under rules
+            // version 1, whose count moves only at an over's or an innings' end).
+            self.time_up();
         }
     }
 
@@ -1289,7 +1361,7 @@ impl State {
         if self.overs_done.is_multiple_of(BOWLING_SHUFFLE_OVERS) {
             self.shuffles_due |= BOWLING;
         }
-        if self.match_overs >= self.limit {
+        if self.time_is_up() {
             self.time_up();
         }
     }
@@ -1323,7 +1395,7 @@ impl State {
             self.begin_innings(next);
         }
         self.shuffles_due = BATTING | BOWLING;
-        if self.match_overs >= self.limit {
+        if self.time_is_up() {
             self.time_up();
         }
     }
@@ -1627,6 +1699,7 @@ impl Game for Googly {
         let divided = game.variant == Variant::Team;
         Ok(State {
             game: Arc::new(game),
+            rules: Rules::of(setup.rules_version),
             phase: Phase::Toss,
             toss: None,
             elected: None,
@@ -1775,16 +1848,38 @@ impl Game for Googly {
         let result = state.result?;
         let game = &state.game;
         let points = points::championship_points(state);
+        let sides_of = |seat: Seat| -> Vec<u8> {
+            (0..2u8)
+                .filter(|&s| game.team(s).seats.contains(&seat))
+                .collect()
+        };
+        // From rules version 2 a seat playing both sides (patience) has no side of its own to
+        // win with: the result names the side, and the seat neither wins nor takes points.
+        let for_one_side = |sides: &[u8]| !state.rules.result_names_the_side || sides.len() == 1;
         let winners: Vec<Seat> = match result {
-            MatchResult::Won { side, .. } => game.team(side).seats.clone(),
+            MatchResult::Won { side, .. } => game
+                .team(side)
+                .seats
+                .iter()
+                .copied()
+                .filter(|&seat| for_one_side(&sides_of(seat)))
+                .collect(),
             _ => vec![],
+        };
+        let winning_side = match result {
+            MatchResult::Won { side, .. } if state.rules.result_names_the_side => {
+                Some(game.team(side).name.clone())
+            }
+            _ => None,
         };
         let seats = Seat::all(game.seats)
             .map(|seat| {
-                let sides: Vec<u8> = (0..2u8)
-                    .filter(|&s| game.team(s).seats.contains(&seat))
-                    .collect();
-                let points = sides.iter().map(|&s| points[usize::from(s)]).sum();
+                let sides = sides_of(seat);
+                let points = if for_one_side(&sides) {
+                    sides.iter().map(|&s| points[usize::from(s)]).sum()
+                } else {
+                    0
+                };
                 view::SeatPoints {
                     seat,
                     sides,
@@ -1795,6 +1890,7 @@ impl Game for Googly {
         Some(view::Outcome {
             result,
             summary: scoresheet::result_text(state),
+            winning_side,
             winners,
             points: [
                 (game.teams[0].name.clone(), points[0]),
@@ -1957,7 +2053,8 @@ impl Game for Googly {
         {
             return Err("an over ran past six balls".into());
         }
-        if state.match_overs > state.limit {
+        let (used, allowed) = state.time();
+        if used > allowed {
             return Err("play went past the time limit".into());
         }
         if state.crease[0] == state.crease[1] && state.phase == Phase::Play {

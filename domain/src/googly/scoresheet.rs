@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::figures::ordinal;
 pub use super::figures::{overs, BattingLine, BowlingLine, Fall, HowOut, InningsCard, Partnership};
 use super::points::championship_points;
-use super::{Choice, Margin, MatchResult, State, ALL_OUT, OVERS_PER_DAY};
+use super::{Choice, Margin, MatchResult, State, ALL_OUT, BALLS_PER_OVER, OVERS_PER_DAY};
 
 /// The whole score-sheet.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,8 +21,13 @@ pub struct Scorecard {
     pub finished: bool,
     /// The innings in order.
     pub innings: Vec<InningsCard>,
-    /// Overs bowled in the match.
+    /// Overs bowled in the match (from rules version 2 the whole overs' worth of
+    /// `match_balls`; under version 1 a part over that ended an innings counts as one).
     pub match_overs: u16,
+    /// Balls bowled in the match: the time as it is counted from rules version 2 (absent
+    /// under version 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_balls: Option<u16>,
     /// The time limit in overs (51, 54 with extra time).
     pub limit: u16,
     /// Who claimed extra time.
@@ -58,12 +63,37 @@ pub fn result_text(state: &State) -> String {
     }
 }
 
+/// Balls left of the match's time (counted in balls from rules version 2).
+pub(super) fn balls_left(state: &State) -> u16 {
+    (state.limit() * u16::from(BALLS_PER_OVER)).saturating_sub(state.match_balls())
+}
+
+/// Whole overs left of the match's time: from rules version 2 those of [`balls_left`]; under
+/// version 1 the limit less the overs counted (a part over as one).
+pub(super) fn overs_left(state: &State) -> u16 {
+    if state.time_in_balls() {
+        balls_left(state) / u16::from(BALLS_PER_OVER)
+    } else {
+        state.limit().saturating_sub(state.match_overs())
+    }
+}
+
+/// Time in overs as it is counted, in words: "50.5" (overs and balls) from rules version 2,
+/// whole overs under version 1.
+fn time_text(state: &State, balls: u16, overs: u16) -> String {
+    if state.time_in_balls() {
+        super::figures::overs(balls)
+    } else {
+        overs.to_string()
+    }
+}
+
 /// The state of play in words (or the result, once there is one), for the view too.
 pub(super) fn status_text(state: &State) -> String {
     if state.result().is_some() {
         return result_text(state);
     }
-    let overs_left = state.limit().saturating_sub(state.match_overs());
+    let overs_left = time_text(state, balls_left(state), overs_left(state));
     let day = (state.match_overs() / OVERS_PER_DAY + 1).min(3);
     let when = if state.extra_time().is_some() {
         String::from("extra time")
@@ -117,6 +147,7 @@ impl Scorecard {
                 .filter_map(|i| InningsCard::of(state, i))
                 .collect(),
             match_overs: state.match_overs(),
+            match_balls: state.time_in_balls().then(|| state.match_balls()),
             limit: state.limit(),
             extra_time: state.extra_time().map(|s| game.team(s).name.clone()),
             points: state.result().map(|_| championship_points(state)),
@@ -224,9 +255,13 @@ impl Scorecard {
                 }
             }
         }
+        let bowled = match self.match_balls {
+            Some(balls) => overs(balls),
+            None => self.match_overs.to_string(),
+        };
         out.push_str(&format!(
-            "\nOvers bowled in the match: {} of {}\n",
-            self.match_overs, self.limit
+            "\nOvers bowled in the match: {bowled} of {}\n",
+            self.limit
         ));
         if let Some(points) = self.points {
             out.push_str(&format!(

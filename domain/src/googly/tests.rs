@@ -10,7 +10,7 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::pack::{BatCard, BowlCard, Dismissal, Stroke, Verdict};
 use super::scoresheet::{InningsCard, Scorecard};
@@ -33,6 +33,7 @@ fn setup(players: usize, variant: Option<Variant>) -> Setup<Options> {
             variant,
             ..Options::default()
         },
+        rules_version: crate::game::RULES_VERSION,
     }
 }
 
@@ -147,6 +148,12 @@ impl T {
         });
         t.defaults();
         t
+    }
+
+    /// The same match under rules version `version` (set before any ball is bowled).
+    fn under(mut self, version: u32) -> T {
+        self.s.rules = Rules::of(version);
+        self
     }
 
     fn ev(&mut self, event: Event) {
@@ -783,11 +790,7 @@ fn the_batting_captain_may_declare_between_any_two_balls() {
     assert_eq!(shuffles(&events), (1, 1));
     assert!(t.s.innings()[0].declared);
     assert_eq!(t.card(0).score(), "2/0 dec (0.1 overs)");
-    assert_eq!(
-        t.s.match_overs(),
-        1,
-        "a part over counts as an over of the day"
-    );
+    assert_eq!(t.s.match_balls(), 1, "the part over counts its one ball");
 }
 
 #[test]
@@ -995,6 +998,74 @@ fn one_captain_s_claim_brings_three_overs_of_extra_time_then_the_match_is_drawn(
     assert_eq!(t.s.result(), Some(MatchResult::Draw));
 }
 
+/// One ball, a declaration, then only even runs in the second innings until the time is up.
+fn a_part_over_then_to_the_time_limit(version: u32) -> T {
+    let mut t = T::scripted(2, None, &["2"], &[""]).under(version);
+    t.step();
+    t.as_(0, Action::Declare);
+    t.defaults();
+    t.deal_bat(&[EVENS]);
+    while t.s.due() != Due::ExtraTime([false, false]) {
+        t.step_evens();
+    }
+    t
+}
+
+#[test]
+fn from_rules_version_2_the_51_overs_are_counted_in_balls_so_a_part_over_ending_an_innings_counts_only_its_balls(
+) {
+    // "Each game is limited to three days of 17 overs each, making a total of 51 overs": 306
+    // balls, of which the declared innings took one.
+    let mut t = a_part_over_then_to_the_time_limit(crate::game::RULES_VERSION);
+    assert_eq!(t.s.match_balls(), 306);
+    assert_eq!(t.s.innings()[1].balls, 305);
+    assert_eq!(
+        t.s.over_balls, 5,
+        "time ran out with a ball of the over to come"
+    );
+    assert_eq!(t.s.match_overs(), 51);
+    let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
+    assert_eq!(view.public["time"]["balls_bowled"], json!(306));
+    assert_eq!(view.public["time"]["balls_left"], json!(0));
+    assert_eq!(view.public["time"]["overs_left"], json!(0));
+    // Extra time goes on from the middle of the over, for three overs' worth of balls.
+    t.as_(1, Action::ExtraTime { claim: true });
+    assert_eq!(t.s.due(), Due::Ball);
+    let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
+    assert_eq!(view.public["time"]["balls_left"], json!(18));
+    assert!(
+        view.public["status"]
+            .as_str()
+            .unwrap()
+            .ends_with("3 overs left"),
+        "{}",
+        view.public["status"]
+    );
+    t.step_evens();
+    assert_eq!(t.s.over_balls, 0, "the over is finished first");
+    while t.s.result().is_none() {
+        t.step_evens();
+    }
+    assert_eq!(t.s.match_balls(), 324);
+    assert_eq!(t.s.result(), Some(MatchResult::Draw));
+    let card = Googly::scoresheet(&t.s).unwrap();
+    assert_eq!(card.json["match_balls"], json!(324));
+    assert!(card.text.contains("Overs bowled in the match: 54 of 54"));
+}
+
+#[test]
+fn under_rules_version_1_a_part_over_that_ends_an_innings_counts_as_a_whole_over_of_the_51() {
+    let t = a_part_over_then_to_the_time_limit(1);
+    assert_eq!(t.s.match_overs(), 51);
+    assert_eq!(t.s.match_balls(), 301, "one ball and fifty overs");
+    assert_eq!(t.s.over_balls, 0);
+    let view = engine::view_json::<Googly>(&t.s, Viewer::Spectator);
+    assert_eq!(view.public["time"].get("balls_bowled"), None);
+    assert_eq!(view.public["time"]["overs_left"], json!(0));
+    let card = Googly::scoresheet(&t.s).unwrap();
+    assert_eq!(card.json.get("match_balls"), None);
+}
+
 #[test]
 fn a_draw_with_the_first_innings_level_gives_two_points_each() {
     let mut t = T::scripted(2, None, &[""], &[""]);
@@ -1024,6 +1095,77 @@ fn in_patience_one_seat_plays_both_sides() {
     t.defaults();
     assert_eq!(t.s.innings()[1].batting, 1);
     assert_eq!(Googly::to_act(&t.s), vec![Seat(0)]);
+}
+
+/// Players beat Gentlemen by an innings: 2, then 12, then 4.
+fn an_innings_win_for_the_second_side(t: &mut T) {
+    innings_of(t, "2");
+    innings_of(t, "6 6");
+    innings_of(t, "4");
+    assert_eq!(
+        t.s.result(),
+        Some(MatchResult::Won {
+            side: 1,
+            margin: Margin::InningsAndRuns(6)
+        })
+    );
+}
+
+#[test]
+fn from_rules_version_2_a_patience_result_names_the_winning_side_and_no_seat_wins_it() {
+    // Seat 0 played both sides, so the side won, not the seat; the points are the sides'.
+    let mut t = T::scripted(1, None, &[""], &[""]);
+    an_innings_win_for_the_second_side(&mut t);
+    let outcome = engine::outcome_json::<Googly>(&t.s).unwrap();
+    assert_eq!(outcome["winning_side"], json!("Players"));
+    assert_eq!(outcome["winners"], json!([]));
+    assert_eq!(outcome["points"], json!({"Gentlemen": 0, "Players": 12}));
+    assert_eq!(
+        outcome["seats"],
+        json!([{"seat": 0, "sides": [0, 1], "points": 0}])
+    );
+    // Where each side has its own seats, the winners are still that side's seats.
+    let mut t = T::scripted(2, None, &[""], &[""]);
+    an_innings_win_for_the_second_side(&mut t);
+    let outcome = engine::outcome_json::<Googly>(&t.s).unwrap();
+    assert_eq!(outcome["winning_side"], json!("Players"));
+    assert_eq!(outcome["winners"], json!([1]));
+    assert_eq!(outcome["seats"][1]["points"], json!(12));
+}
+
+#[test]
+fn under_rules_version_1_a_patience_result_lists_its_one_seat_as_the_winner_with_both_sides_points()
+{
+    let mut t = T::scripted(1, None, &[""], &[""]).under(1);
+    an_innings_win_for_the_second_side(&mut t);
+    let outcome = engine::outcome_json::<Googly>(&t.s).unwrap();
+    assert_eq!(outcome.get("winning_side"), None);
+    assert_eq!(outcome["winners"], json!([0]));
+    assert_eq!(
+        outcome["seats"],
+        json!([{"seat": 0, "sides": [0, 1], "points": 12}])
+    );
+}
+
+#[test]
+fn a_table_of_the_wrong_size_is_refused_in_the_variant_s_own_words() {
+    let refusal = |players, variant| {
+        Googly::new(&setup(players, Some(variant)))
+            .err()
+            .map(|e| e.to_string())
+    };
+    assert_eq!(
+        refusal(2, Variant::ThreePlayer).as_deref(),
+        Some("three-player GOOGLY is for exactly 3 players, not 2")
+    );
+    assert_eq!(
+        refusal(3, Variant::TwoPlayer).as_deref(),
+        Some("two-player GOOGLY is for exactly 2 players, not 3")
+    );
+    assert_eq!(
+        refusal(23, Variant::Team).as_deref(),
+        Some("the team game of GOOGLY is for 2 to 22 players, not 23")
+    );
 }
 
 #[test]

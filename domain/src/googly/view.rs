@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::figures::overs;
 use super::pack::{BatCard, BowlCard, Stroke, Verdict};
-use super::scoresheet::status_text;
+use super::scoresheet::{balls_left, overs_left, status_text};
 use super::{
     Choice, Delivery, Due, MatchResult, Phase, State, Team, Variant, BALLS_PER_OVER, ELEVEN,
     OVERS_PER_DAY,
@@ -259,12 +259,20 @@ pub struct PacksView {
 /// The match's time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct TimeView {
-    /// Overs bowled in the match.
+    /// Overs bowled in the match (from rules version 2, the whole overs' worth of
+    /// `balls_bowled`; under version 1 a part over that ended an innings counts as one).
     pub overs_bowled: u16,
     /// The limit in overs.
     pub limit: u16,
-    /// Overs left.
+    /// Overs left (from rules version 2, whole overs left of `balls_left`).
     pub overs_left: u16,
+    /// Balls bowled in the match: the time as it is counted, from rules version 2 (absent
+    /// under version 1, which counts overs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balls_bowled: Option<u16>,
+    /// Balls left of the time allowed (from rules version 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balls_left: Option<u16>,
     /// The day of play (1 to 3).
     pub day: u16,
     /// The side that claimed extra time.
@@ -318,7 +326,8 @@ pub struct SeatPoints {
     pub seat: Seat,
     /// The sides it played for.
     pub sides: Vec<u8>,
-    /// Their championship points.
+    /// Their championship points (from rules version 2, none for a seat that plays both
+    /// sides: the points are the sides').
     pub points: u16,
 }
 
@@ -329,7 +338,13 @@ pub struct Outcome {
     pub result: MatchResult,
     /// The result in words.
     pub summary: String,
-    /// The seats of the winning side.
+    /// The name of the side that won. From rules version 2; absent after a tie or a draw, and
+    /// in matches created under rules version 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winning_side: Option<String>,
+    /// The seats of the winning side. From rules version 2 only seats that play for that side
+    /// alone: in patience, where one seat plays both sides, nobody (the side won, not the
+    /// seat).
     pub winners: Vec<Seat>,
     /// Championship points by side name.
     pub points: BTreeMap<String, u16>,
@@ -603,7 +618,9 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View<SeatView, PublicView, 
         time: TimeView {
             overs_bowled: state.match_overs(),
             limit: state.limit(),
-            overs_left: state.limit().saturating_sub(state.match_overs()),
+            overs_left: overs_left(state),
+            balls_bowled: state.time_in_balls().then(|| state.match_balls()),
+            balls_left: state.time_in_balls().then(|| balls_left(state)),
             day: (state.match_overs() / OVERS_PER_DAY + 1).min(3),
             extra_time: state.extra_time().map(|s| game.team(s).name.clone()),
         },

@@ -176,8 +176,11 @@ pub enum Event {
     TurnEnded {
         /// Whose turn ended.
         seat: Seat,
-        /// Whose turn it is now, unless the game is over.
-        next: Seat,
+        /// Whose turn it is now. From rules version 2 absent when this turn ended the game
+        /// (nobody plays next); under version 1 always given, the last one naming the seat
+        /// on the left as before.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next: Option<Seat>,
     },
     /// The pool is empty and the round is complete: every hand is laid face up.
     HandsExposed {
@@ -335,6 +338,12 @@ pub enum RuleError {
     /// Only cards in one's hand can be shown.
     #[error("you can only show cards you hold")]
     ShowNotHeld,
+    /// A player holding two cards of the set shows two of them (from rules version 2).
+    #[error(
+        "you hold two cards of the set of {0}: show two of them, and the Crown is yours if \
+         the player you ask has it"
+    )]
+    ShowTheSet(&'static str),
     /// Cards are shown only for a Crown.
     #[error("cards are shown only when asking for a Crown")]
     ShowOnlyForCrown,
@@ -366,6 +375,7 @@ impl Refusal for RuleError {
             RuleError::CrownProtected(_) => "won-crown-cannot-be-reclaimed",
             RuleError::ShowTwoCards => "show-two-cards-for-a-crown",
             RuleError::ShowNotHeld => "show-cards-you-hold",
+            RuleError::ShowTheSet(_) => "show-two-cards-of-the-set",
             RuleError::ShowOnlyForCrown => "show-only-for-a-crown",
             RuleError::NotYourSet => "ask-within-your-sets",
             RuleError::CannotPass => "pass-only-with-nothing-to-ask",
@@ -392,6 +402,29 @@ struct LastAsk {
     open: bool,
 }
 
+/// The rule points that changed between rules versions, read once from the version the game
+/// was created under ([`Setup::rules_version`]); `docs/rules/history-of-england.md` gives the
+/// reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Rules {
+    /// From version 2, a player who holds two cards of a set and asks for its Crown must show
+    /// two of them, so her claim cannot fail by the cards she names: "If they cannot produce
+    /// these two cards" is then never true of her. A bluff is left to a player who holds fewer
+    /// than two. Version 1 judges whatever two cards are named.
+    holder_of_two_shows_two_of_the_set: bool,
+    /// From version 2, the `turn_ended` that ends the game names no next seat.
+    last_turn_names_no_next_seat: bool,
+}
+
+impl Rules {
+    fn of(version: u32) -> Rules {
+        Rules {
+            holder_of_two_shows_two_of_the_set: version >= 2,
+            last_turn_names_no_next_seat: version >= 2,
+        }
+    }
+}
+
 /// Where the game stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
@@ -412,6 +445,7 @@ enum Stage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct State {
     players: u8,
+    rules: Rules,
     series: u8,
     stage: Stage,
     hands: [u128; MAX_PLAYERS],
@@ -595,6 +629,20 @@ impl State {
         }
     }
 
+    /// The bit set of the set that holds the card `local`.
+    fn set_of(&self, local: u8) -> u128 {
+        let pack = self.pack();
+        pack.reign_of(local).map_or(0, |reign| pack.set(reign))
+    }
+
+    /// Whether `asker`, asking for the Crown `crown`, must show two cards of its set: from
+    /// rules version 2, whenever she holds two of them (her claim is then honest, and only a
+    /// player who cannot produce them can bluff).
+    fn must_show_the_set(&self, asker: u8, crown: u8) -> bool {
+        self.rules.holder_of_two_shows_two_of_the_set
+            && (self.hand(asker) & self.set_of(crown)).count_ones() >= 2
+    }
+
     /// The other players who hold at least one card.
     fn askable_seats(&self, seat: u8) -> impl Iterator<Item = u8> + '_ {
         (0..self.players).filter(move |s| *s != seat && self.hand(*s) != 0)
@@ -767,6 +815,11 @@ impl HistoryOfEngland {
                     .filter(|l| own & bit(*l) != 0)
                     .ok_or(RuleError::ShowNotHeld)?;
             }
+            let set = state.set_of(local);
+            let of_the_set = locals.iter().filter(|l| set & bit(**l) != 0).count();
+            if of_the_set < 2 && state.must_show_the_set(asker, local) {
+                return Err(RuleError::ShowTheSet(card.id()));
+            }
             Ok(Some(locals))
         } else {
             if show.is_some() {
@@ -788,13 +841,21 @@ impl HistoryOfEngland {
                 card: state.pack().card(state.pool[usize::from(state.pool_top)]),
             });
         }
-        events.push(Event::TurnEnded {
+        let mut ended = Event::TurnEnded {
             seat: Seat(seat),
-            next: Seat(seat).left(state.n()),
-        });
+            next: Some(Seat(seat).left(state.n())),
+        };
+        let before = events.iter().fold(state.clone(), Self::evolve);
+        let after = Self::evolve(before, &ended);
+        if after.stage == Stage::Over && state.rules.last_turn_names_no_next_seat {
+            ended = Event::TurnEnded {
+                seat: Seat(seat),
+                next: None,
+            };
+        }
+        events.push(ended);
         // The hands go face up once the pool is empty and the round in progress is complete,
         // as they stand after this turn (a forfeit or a draw included).
-        let after = events.iter().fold(state.clone(), Self::evolve);
         let n = state.players as u16;
         if after.stage == Stage::FinishingRound && after.turns_left == n * n {
             let hands = (0..state.players)
@@ -911,6 +972,7 @@ impl Game for HistoryOfEngland {
         }
         Ok(State {
             players: players as u8,
+            rules: Rules::of(setup.rules_version),
             series: setup.options.series,
             stage: Stage::Dealing,
             hands: [0; MAX_PLAYERS],
@@ -1086,7 +1148,10 @@ impl Game for HistoryOfEngland {
                         stage => stage,
                     };
                 }
-                state.turn = next.0;
+                // Without a next seat (the game is over) the turn stays where it ended.
+                if let Some(next) = next {
+                    state.turn = next.0;
+                }
             }
             Event::HandsExposed { .. } => {
                 state.stage = Stage::OpenRounds;
@@ -1120,13 +1185,17 @@ impl Game for HistoryOfEngland {
                 });
             }
             for local in bits(askable.crowns) {
+                // A player who holds two of the set shows two of them (from rules version 2);
+                // anyone else may show any two cards of her hand, a bluff.
+                let from = if state.must_show_the_set(asker, local) {
+                    pack.cards(state.hand(asker) & state.set_of(local))
+                } else {
+                    hand.clone()
+                };
                 actions.push(LegalAction::Ask {
                     seat: Seat(target),
                     card: pack.card(local),
-                    show: Some(Choose {
-                        choose: 2,
-                        from: hand.clone(),
-                    }),
+                    show: Some(Choose { choose: 2, from }),
                 });
             }
         }

@@ -30,6 +30,7 @@ fn setup(players: usize, series: u8) -> Setup<Options> {
             })
             .collect(),
         options: Options { series },
+        rules_version: crate::game::RULES_VERSION,
     }
 }
 
@@ -149,14 +150,16 @@ fn answer(events: &[Event]) -> Answer {
 /// Plays one turn that ends at once: an ask the asked player must refuse (or a pass).
 fn refused_turn(state: &State) -> (State, Vec<Event>) {
     let seat = state.turn;
-    let hand = Pack::of(state.series).cards(state.hand(seat));
     for mut action in engine::legal_actions_json::<HistoryOfEngland>(state, Seat(seat)) {
         if action["type"] == "pass" {
             return play(state, seat, action).expect("pass");
         }
-        if action.get("show").is_some() {
-            // A Crown asked of a player without it is refused before anything is shown.
-            action["show"] = json!([hand[0], hand[1]]);
+        if let Some(show) = action.get("show") {
+            // A Crown asked of a player without it is refused before anything is shown; the
+            // first two cards offered to show will do (the hand's first two, unless two of
+            // the set must be shown).
+            let from = show["from"].as_array().cloned().unwrap_or_default();
+            action["show"] = json!([from[0], from[1]]);
         }
         let target = action["seat"].as_u64().expect("seat") as u8;
         let wanted: Card = serde_json::from_value(action["card"].clone()).expect("card");
@@ -707,9 +710,9 @@ fn a_caught_bluff_with_no_card_of_the_set_forfeits_both_shown_cards() {
     assert!(spectator.get("forfeit").is_none() && spectator.get("show").is_none());
 }
 
-#[test]
-fn an_honest_pair_showing_the_wrong_card_is_judged_by_the_cards_shown() {
-    let state = table(
+/// Seat 0 holds two cards of Richard I's set and Magna Carta; seat 1 holds his Crown.
+fn an_honest_pair(version: u32) -> State {
+    let mut state = table(
         &[
             &["third-crusade", "siege-of-chalus", "magna-carta"],
             &["crown-richard-i"],
@@ -717,6 +720,81 @@ fn an_honest_pair_showing_the_wrong_card_is_judged_by_the_cards_shown() {
         ],
         &[],
     );
+    state.rules = Rules::of(version);
+    state
+}
+
+#[test]
+fn from_rules_version_2_a_player_holding_two_cards_of_the_set_must_show_two_of_them() {
+    // "A Player with two cards of the same set, asking for the Crown Card, must show the
+    // Player they ask the two cards belonging to this set": she can produce them, so she
+    // shows them, and her claim cannot fail by the cards she names.
+    let state = an_honest_pair(crate::game::RULES_VERSION);
+    assert_eq!(
+        ask_crown(
+            &state,
+            0,
+            1,
+            "crown-richard-i",
+            ["third-crusade", "magna-carta"]
+        )
+        .map(|(_, events)| events),
+        Err(RuleError::ShowTheSet(card("crown-richard-i").id()))
+    );
+    assert_eq!(
+        RuleError::ShowTheSet("").rule(),
+        "show-two-cards-of-the-set"
+    );
+    let offered = engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(0));
+    let claim = offered
+        .iter()
+        .find(|a| a["card"] == json!(card("crown-richard-i")) && a["seat"] == json!(1))
+        .expect("the claim is offered");
+    assert_eq!(
+        claim["show"],
+        json!({"choose": 2, "from": [card("third-crusade"), card("siege-of-chalus")]}),
+        "only the cards of the set are offered to show"
+    );
+    let (state, events) = ask_crown(
+        &state,
+        0,
+        1,
+        "crown-richard-i",
+        ["siege-of-chalus", "third-crusade"],
+    )
+    .expect("an honest claim");
+    assert_eq!(answer(&events), Answer::Given);
+    assert!(holds(&state, 0, "crown-richard-i") && holds(&state, 0, "magna-carta"));
+}
+
+#[test]
+fn from_rules_version_2_a_player_without_two_cards_of_the_set_may_still_bluff() {
+    // Any two cards of her hand are offered, and a caught bluff forfeits as the sheet says.
+    let mut state = table(
+        &[&["third-crusade", "magna-carta"], &["crown-richard-i"], &[]],
+        &[],
+    );
+    state.rules = Rules::of(crate::game::RULES_VERSION);
+    let offered = engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(0));
+    let claim = offered
+        .iter()
+        .find(|a| a["card"] == json!(card("crown-richard-i")))
+        .expect("the claim is offered");
+    assert_eq!(claim["show"]["from"], json!(Pack::of(1).ids(state.hand(0))));
+    let (_, events) = ask_crown(
+        &state,
+        0,
+        1,
+        "crown-richard-i",
+        ["third-crusade", "magna-carta"],
+    )
+    .expect("a bluff");
+    assert_eq!(answer(&events), Answer::BluffCaught);
+}
+
+#[test]
+fn under_rules_version_1_an_honest_pair_showing_the_wrong_card_is_judged_by_the_cards_shown() {
+    let state = an_honest_pair(1);
     let (state, events) = ask_crown(
         &state,
         0,
@@ -798,6 +876,8 @@ fn a_dealt_or_drawn_crown_is_not_protected() {
 
 #[test]
 fn every_claimable_crown_is_offered_with_the_whole_hand_to_show_so_bluffs_stay_possible() {
+    // Seat 0 holds no two cards of one set (the filler deals one of a set to a hand), so
+    // every Crown she names is a bluff, and she may show any two of her cards.
     let state = table(&[&["magna-carta"], &[], &[]], &[]);
     let offered = engine::legal_actions_json::<HistoryOfEngland>(&state, Seat(0));
     let crowns: Vec<&Value> = offered.iter().filter(|a| a.get("show").is_some()).collect();
@@ -943,6 +1023,49 @@ fn when_the_pool_is_empty_the_round_is_completed_then_as_many_rounds_as_players_
         ),
         OutOfTurn::GameOver
     );
+}
+
+/// The events of the turn that ends a game of three played out by refusals.
+fn last_turn(version: u32) -> Vec<Event> {
+    let mut state = table(&[&[], &[], &[]], &[]);
+    state.rules = Rules::of(version);
+    loop {
+        let (next, events) = refused_turn(&state);
+        if engine::outcome_json::<HistoryOfEngland>(&next).is_some() {
+            return events;
+        }
+        state = next;
+    }
+}
+
+#[test]
+fn from_rules_version_2_the_turn_that_ends_the_game_names_no_next_seat() {
+    let events = last_turn(crate::game::RULES_VERSION);
+    let ended = events.last().expect("the turn's events");
+    assert_eq!(
+        *ended,
+        Event::TurnEnded {
+            seat: Seat(2),
+            next: None
+        }
+    );
+    assert_eq!(
+        crate::engine::record(ended).data,
+        json!({"seat": 2}),
+        "nobody plays next"
+    );
+}
+
+#[test]
+fn under_rules_version_1_the_turn_that_ends_the_game_names_the_seat_on_the_left() {
+    let events = last_turn(1);
+    let ended = events.last().expect("the turn's events");
+    assert_eq!(
+        crate::engine::record(ended).data,
+        json!({"seat": 2, "next": 0})
+    );
+    let parsed: Event = crate::engine::parse_recorded(&crate::engine::record(ended)).unwrap();
+    assert_eq!(parsed, *ended, "the old shape still reads back");
 }
 
 #[test]

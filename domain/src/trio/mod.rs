@@ -469,10 +469,29 @@ pub enum LastMove {
     Passed(Seat),
 }
 
+/// The rule points that changed between rules versions, read once from the version the game
+/// was created under ([`Setup::rules_version`]); `docs/rules/trio.md` gives the reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Rules {
+    /// From version 2, a tie before anyone has won a trick passes play to the left of the
+    /// player who turned up (or laid) the HEROINE, the sheet's ordinary "play passes to the
+    /// player on her left"; version 1 passes it to the dealer's left.
+    tie_before_any_win_passes_left_of_the_exposer: bool,
+}
+
+impl Rules {
+    fn of(version: u32) -> Rules {
+        Rules {
+            tie_before_any_win_passes_left_of_the_exposer: version >= 2,
+        }
+    }
+}
+
 /// Everything about a game of GIRL or The CAR Game at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct State<T> {
     players: u8,
+    rules: Rules,
     phase: Phase,
     hands: [CardSet; MAX_PLAYERS],
     won: [CardSet; MAX_PLAYERS],
@@ -541,11 +560,18 @@ impl<T: Theme> State<T> {
     }
 
     /// The player who plays on after a trick: the one to the left of the trick's winner, or
-    /// after a tie, to the left of the last trick winner (the dealer before anyone has won).
-    fn after_trick(&self, winner: Option<Seat>) -> Seat {
+    /// after a tie, to the left of the last trick winner. Before anyone has won, the left of
+    /// `exposed_by`, who turned up (or laid) the HEROINE (the dealer's left under rules
+    /// version 1).
+    fn after_trick(&self, winner: Option<Seat>, exposed_by: Seat) -> Seat {
+        let before_any_win = if self.rules.tie_before_any_win_passes_left_of_the_exposer {
+            exposed_by
+        } else {
+            self.dealer()
+        };
         winner
             .or(self.last_winner)
-            .unwrap_or(self.dealer())
+            .unwrap_or(before_any_win)
             .left(self.players())
     }
 
@@ -803,6 +829,7 @@ impl<T: Theme> Game for Trio<T> {
         }
         Ok(State {
             players: players as u8,
+            rules: Rules::of(setup.rules_version),
             phase: Phase::Deal,
             hands: [CardSet::EMPTY; MAX_PLAYERS],
             won: [CardSet::EMPTY; MAX_PLAYERS],
@@ -959,7 +986,7 @@ impl<T: Theme> Game for Trio<T> {
                     won,
                     set_aside: put_aside,
                 });
-                let next = state.after_trick(*winner);
+                let next = state.after_trick(*winner, trick.exposed_by);
                 if winner.is_some() {
                     state.last_winner = *winner;
                 }

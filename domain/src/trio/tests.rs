@@ -44,6 +44,7 @@ fn setup(players: usize) -> Setup<TrioOptions> {
             })
             .collect(),
         options: TrioOptions::default(),
+        rules_version: crate::game::RULES_VERSION,
     }
 }
 
@@ -462,7 +463,8 @@ fn when_nobody_holds_a_card_the_trick_is_an_all_zero_tie_at_once() {
     assert_eq!(event(&events, "reveal")["lays"], json!([[], []]));
     assert_eq!(event(&events, "resolve")["winner"], Value::Null);
     assert!(state.set_aside().contains(card("wendy-1")));
-    assert_eq!(state.phase(), Phase::TurnUp(Seat(0)));
+    // No trick won yet: play passes to the left of the player who turned up (decision 3).
+    assert_eq!(state.phase(), Phase::TurnUp(Seat(1)));
 }
 
 // ---- Points ----
@@ -686,18 +688,46 @@ fn after_a_tie_the_player_left_of_the_last_trick_winner_plays_on() {
     assert_eq!(state.phase(), Phase::TurnUp(Seat(1)));
 }
 
-#[test]
-fn a_tie_before_anyone_has_won_a_trick_passes_play_to_the_dealers_left() {
-    let state = table(
+/// Three players, nobody has won a trick; seat 1 turns up Wendy and every lay scores 0.
+fn a_tie_before_anyone_has_won(version: u32) -> State<Girl> {
+    let mut state = table(
         1,
         &[&["trio-01"], &["trio-02"], &["trio-07"]],
         &["wendy-1", "trio-03", "jinx-2"],
     );
+    state.rules = Rules::of(version);
     let (state, _) = turn_up(&state, 1);
     let (state, _) = lay(&state, 0, &["trio-01"]);
     let (state, _) = lay(&state, 1, &["trio-02"]);
     let (state, _) = lay(&state, 2, &["trio-07"]);
     assert_eq!(state.last_winner(), None);
+    state
+}
+
+#[test]
+fn from_rules_version_2_a_tie_before_anyone_has_won_a_trick_passes_play_to_the_left_of_the_player_who_turned_up(
+) {
+    // "This completes her turn and play passes to the player on her left": with no last
+    // trick winner to play on from, the ordinary rotation goes on.
+    let state = a_tie_before_anyone_has_won(crate::game::RULES_VERSION);
+    assert_eq!(state.phase(), Phase::TurnUp(Seat(2)));
+}
+
+#[test]
+fn from_rules_version_2_a_tie_before_anyone_has_won_a_trick_laid_from_hand_passes_play_to_her_left()
+{
+    // Two players, the pack used up: seat 0 lays Jinx from her hand and nothing shows her.
+    let state = table(0, &[&["trio-02", "jinx-1"], &["trio-03", "wendy-1"]], &[]);
+    let (state, _) = ok(&state, 0, json!({"type": "expose", "card": "jinx-1"}));
+    let (state, _) = lay(&state, 0, &["trio-02"]);
+    let (state, _) = lay(&state, 1, &["trio-03", "wendy-1"]);
+    assert_eq!(state.last_winner(), None);
+    assert_eq!(state.phase(), Phase::HeroineFromHand(Seat(1)));
+}
+
+#[test]
+fn under_rules_version_1_a_tie_before_anyone_has_won_a_trick_passes_play_to_the_dealers_left() {
+    let state = a_tie_before_anyone_has_won(1);
     assert_eq!(state.phase(), Phase::TurnUp(Seat(0)));
 }
 
@@ -854,9 +884,9 @@ fn a_tie_for_the_last_exposed_heroine_leaves_her_twin_to_be_played_for_from_hand
     let (state, events) = lay(&state, 1, &["trio-02", "trio-10", "trio-12"]);
     assert_eq!(event(&events, "resolve")["winner"], Value::Null);
     assert_eq!(types(&events), ["lay", "reveal", "resolve"]);
-    // The pack is used up; seat 0 (the dealer's left: no trick won yet) holds no HEROINE.
-    assert_eq!(state.phase(), Phase::HeroineFromHand(Seat(0)));
-    let (state, _) = ok(&state, 0, json!({"type": "pass"}));
+    // The pack is used up; seat 1 (on the left of seat 0, who turned up: no trick won yet)
+    // holds the twin and must lay her.
+    assert_eq!(state.phase(), Phase::HeroineFromHand(Seat(1)));
     let (state, _) = ok(&state, 1, json!({"type": "expose", "card": "wendy-2"}));
     let (state, _) = lay(&state, 0, &["trio-01", "trio-07", "trio-09"]);
     let (state, events) = lay(&state, 1, &["trio-02", "trio-10", "trio-12"]);
