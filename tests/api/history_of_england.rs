@@ -310,6 +310,19 @@ async fn a_whole_game_with_a_crown_claim_and_a_caught_bluff(
             }
             assert!(!event["command"].is_null(), "{event}");
         }
+        // The game keeps no statistics: a finished game is not "not finished" for them.
+        crate::helpers::assert_problem(
+            app.request(
+                reqwest::Method::GET,
+                &format!("/v1/statistics/{GAME}?games={id}"),
+                None,
+                None,
+            )
+            .await,
+            StatusCode::NOT_FOUND,
+            "no-such-document",
+        )
+        .await;
         return;
     }
     panic!("in twenty games of series {series} with {players} players, no honest Crown claim and caught bluff while the hands were hidden");

@@ -24,6 +24,12 @@ impl Parlour {
     /// once, so a game listed twice is refused rather than counted twice.
     pub async fn statistics(&self, game: &str, ids: &[Uuid]) -> Result<Value> {
         let engine = engine_for(game)?;
+        // Asked first, so a game that keeps none says so whatever games were chosen.
+        if engine.statistics(&[]).is_none() {
+            return Err(ServiceError::NoSuchDocument(format!(
+                "{game} keeps no statistics"
+            )));
+        }
         let mut records = Vec::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {
             if ids[..i].contains(id) {
