@@ -26,6 +26,8 @@ use crate::store::{Committed, EventStore, FeedCursor};
 const CAPACITY: usize = 4096;
 /// How many entries one look at the feed reads.
 const BATCH: u64 = 1000;
+/// The longest wait between looks while commits are held back behind a transaction in flight.
+const HELD_BACK_MAX: Duration = Duration::from_millis(500);
 
 /// How often the follower looks at the feed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,10 +183,15 @@ impl Bus {
                     // Commits held back behind a transaction in flight are given by a look
                     // soon after it ends, not at the next wake-up: the commit that woke this
                     // look may be among them. Each look that finds them still held back
-                    // waits twice as long, up to the usual interval.
+                    // waits twice as long, up to the usual interval and never more than
+                    // HELD_BACK_MAX: a transaction held open for minutes elsewhere on the
+                    // server must not leave this instance's own commit unheard for as long.
                     match store.held_back().await {
                         Ok(true) => {
-                            held_back = (held_back * 2).max(settings.min_gap).min(interval);
+                            held_back = (held_back * 2)
+                                .max(settings.min_gap)
+                                .min(interval)
+                                .min(HELD_BACK_MAX);
                             interval = held_back;
                         }
                         Ok(false) => held_back = Duration::ZERO,
