@@ -34,6 +34,10 @@ use parlour_domain::table_events::{Offer, Seating, TableEvent};
 pub const FAN_OUT_TOPIC: &str = "webhook";
 /// The purpose the sealing key is derived for from the operator's key file.
 pub const SEALING_PURPOSE: &str = "parlour webhook secrets v1";
+/// How many due messages the relay reads at a time.
+pub const RELAY_BATCH: usize = 500;
+/// How many batches one relay call works through at most.
+pub const RELAY_BATCHES_PER_CALL: usize = 20;
 /// The most endpoints one account may register.
 pub const MAX_WEBHOOKS_PER_ACCOUNT: usize = 20;
 /// The longest description.
@@ -571,7 +575,27 @@ impl Parlour {
     /// One round of the relay: sends every due message, one endpoint's in the order they
     /// were made, several endpoints at once. The number of attempts made.
     pub async fn relay_webhooks(&self) -> Result<usize> {
-        let due = self.store.due_messages(self.now(), 500).await?;
+        let mut made = 0;
+        // A full batch means more are due: go on at once, not a tick later, up to a bound so
+        // that a tick always ends (a message that cannot even be attempted stays due).
+        for _ in 0..RELAY_BATCHES_PER_CALL {
+            let (due, attempts) = self.relay_batch().await?;
+            made += attempts;
+            if due < RELAY_BATCH {
+                break;
+            }
+        }
+        Ok(made)
+    }
+
+    /// One batch of due messages, each endpoint's in order, endpoints at once: how many were
+    /// due, and how many attempts were made.
+    async fn relay_batch(&self) -> Result<(usize, usize)> {
+        let due = self
+            .store
+            .due_messages(self.now(), RELAY_BATCH as u64)
+            .await?;
+        let count = due.len();
         let mut by_endpoint: BTreeMap<Uuid, Vec<WebhookMessageRecord>> = BTreeMap::new();
         for message in due {
             by_endpoint
@@ -592,7 +616,7 @@ impl Parlour {
             .buffer_unordered(self.webhook_settings.concurrency.max(1))
             .collect::<Vec<usize>>()
             .await;
-        Ok(sent.into_iter().sum())
+        Ok((count, sent.into_iter().sum()))
     }
 
     /// Sends one endpoint's due messages in order.

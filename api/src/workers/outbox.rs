@@ -13,7 +13,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures_util::StreamExt;
 use tokio::sync::broadcast;
+use uuid::Uuid;
 
 use crate::store::{Committed, EventStore, OutboxItem};
 
@@ -39,6 +41,9 @@ pub struct OutboxSettings {
     pub max_retry: Duration,
     /// How many messages one claim takes.
     pub batch: u64,
+    /// How many games' messages are worked at once; one game's go one after another, in the
+    /// order of its commits.
+    pub concurrency: usize,
 }
 
 impl Default for OutboxSettings {
@@ -49,6 +54,7 @@ impl Default for OutboxSettings {
             first_retry: Duration::from_secs(1),
             max_retry: Duration::from_secs(3600),
             batch: 100,
+            concurrency: 16,
         }
     }
 }
@@ -86,9 +92,25 @@ pub async fn run_until_stopped(
             {
                 Ok(items) => {
                     full |= items.len() as u64 == settings.batch;
+                    // Games in parallel, each game's commits in order: a webhook fan-out is a
+                    // few reads, and one after another they fall far behind a busy server.
+                    let mut by_game: Vec<(Uuid, Vec<OutboxItem>)> = Vec::new();
                     for item in items {
-                        work(store.as_ref(), &handlers, &settings, item).await;
+                        match by_game.iter_mut().find(|(game, _)| *game == item.game) {
+                            Some((_, run)) => run.push(item),
+                            None => by_game.push((item.game, vec![item])),
+                        }
                     }
+                    futures_util::stream::iter(by_game)
+                        .for_each_concurrent(settings.concurrency.max(1), |(_, run)| {
+                            let (store, handlers) = (&store, &handlers);
+                            async move {
+                                for item in run {
+                                    work(store.as_ref(), handlers, &settings, item).await;
+                                }
+                            }
+                        })
+                        .await;
                 }
                 Err(error) => tracing::warn!(%error, topic, "the outbox cannot be read"),
             }
