@@ -23,6 +23,7 @@ use crate::service::{AfterCommit, Clock, Parlour};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
 use crate::workers::clocks::ClockSweeper;
+use crate::workers::housekeeping::Housekeeper;
 use crate::workers::webhooks::{WebhookFanOut, WebhookRelay};
 use crate::workers::{LeaderJob, LeaderStatus, OutboxHandler, OutboxSettings, Workers};
 
@@ -210,6 +211,7 @@ impl Application {
         if settings.webhooks.relay {
             leader_jobs.push(Arc::new(WebhookRelay::new(running.clone())));
         }
+        leader_jobs.push(Arc::new(Housekeeper::new(running.clone())));
         let mut outbox = hooks.outbox;
         outbox.push(Arc::new(WebhookFanOut::new(running.clone())));
         let workers = Workers {

@@ -18,6 +18,7 @@ use parlour::store::{
     SignInCodeRecord, StoreError, StoredEvent, VacationRecord, WebhookMessageRecord, WebhookRecord,
     WebhookStore,
 };
+use parlour::store::{Cutoffs, HousekeepingStore, Purged};
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -408,6 +409,13 @@ impl OutboxStore for HeldAppend {
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         self.inner.retry_outbox(id, error, at).await
+    }
+}
+
+#[async_trait]
+impl HousekeepingStore for HeldAppend {
+    async fn purge(&self, cutoffs: &Cutoffs, limit: u64) -> Result<Purged, StoreError> {
+        self.inner.purge(cutoffs, limit).await
     }
 }
 

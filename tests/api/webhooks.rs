@@ -734,6 +734,80 @@ async fn two_relaying_instances_send_each_message_once(h: Hooked) {
     assert!(deliveries.iter().all(|m| m.attempts == 1), "{deliveries:?}");
 }
 
+/// The purge deletes done outbox work after a week, spent idempotency keys after their
+/// lifetime and delivered messages after a month, by the service's clock, and never a log.
+async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend) {
+    let (url, _guard) = fresh_database(backend).await;
+    // Outbox rows are stamped by the store's own clock: start the service's there.
+    let clock = Arc::new(ManualClock::at(chrono::Utc::now()));
+    let (app, service, running) = instance(&url, clock.clone(), false).await;
+    let (receiver, hook_url) = receiver();
+    let ann = account(&app, "Ann").await;
+    let bea = account(&app, "Bea").await;
+    let (hook, _) = register(&app, &ann, &hook_url, &ALL_EVENTS).await;
+    let id = girl(&app, &ann, &bea).await;
+    let seat = app.view(&id, None).await["to_act"][0].as_u64().unwrap() as usize;
+    let token = [&ann, &bea][seat];
+    let mine = app.view(&id, Some(token)).await;
+    let action = instantiate(&mine["legal_actions"][0], &mut ChaCha8Rng::seed_from_u64(3));
+    let moved = reqwest::Client::new()
+        .post(format!("{}/v1/games/{id}/actions", app.address))
+        .bearer_auth(token)
+        .header("Idempotency-Key", "purge-me")
+        .json(&action)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moved.status(), StatusCode::OK);
+    let barrier = girl(&app, &ann, &bea).await;
+    relay_past(&service, &receiver, &barrier).await;
+    let game: uuid::Uuid = id.parse().unwrap();
+    let log = app.all_events(&id, None).await;
+    let messages = deliveries(&app, &ann, &hook).await;
+    assert!(messages >= 2);
+
+    // Nothing is old enough yet.
+    assert_eq!(service.purge().await.unwrap(), store::Purged::default());
+    // A week on: the outbox's done work and the spent key go; the delivery log stays.
+    clock.advance(Duration::from_secs(8 * 24 * 3600));
+    let purged = service.purge().await.unwrap();
+    assert!(purged.outbox >= 3, "{purged:?}");
+    assert_eq!(purged.idempotency_keys, 1, "{purged:?}");
+    assert_eq!(purged.webhook_messages, 0, "{purged:?}");
+    assert_eq!(
+        app.store
+            .idempotent_move(game, seat as u8, "purge-me")
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(deliveries(&app, &ann, &hook).await, messages);
+    // A month on: the delivered messages go, with their attempts.
+    clock.advance(Duration::from_secs(23 * 24 * 3600));
+    let purged = service.purge().await.unwrap();
+    assert_eq!(purged.webhook_messages as usize, messages, "{purged:?}");
+    assert_eq!(deliveries(&app, &ann, &hook).await, 0);
+    // The log is whole and still audits.
+    assert_eq!(app.all_events(&id, None).await, log);
+    let (status, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
+    assert_eq!(status, StatusCode::OK, "{audit}");
+    assert_eq!(
+        (&audit["chain_ok"], &audit["replay_ok"]),
+        (&json!(true), &json!(true)),
+        "{audit}"
+    );
+    running.abort();
+}
+
+/// How many messages the delivery log of `hook` lists.
+async fn deliveries(app: &TestApp, token: &str, hook: &str) -> usize {
+    let (status, page) = app
+        .get(&format!("/v1/webhooks/{hook}/deliveries"), Some(token))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    page["deliveries"].as_array().unwrap().len()
+}
+
 /// Asks for a `webhook.test` message.
 async fn ping(app: &TestApp, token: &str, hook: &str) {
     let res = app
@@ -920,6 +994,10 @@ macro_rules! hooked_on_both_backends {
             async fn private_addresses_are_refused_unless_the_operator_allows_them() {
                 super::private_addresses_are_refused_unless_the_operator_allows_them(crate::helpers::Backend::Sqlite).await;
             }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn rows_kept_long_enough_are_purged_and_the_logs_are_not() {
+                super::rows_kept_long_enough_are_purged_and_the_logs_are_not(crate::helpers::Backend::Sqlite).await;
+            }
         }
         mod postgres {
             $(
@@ -931,6 +1009,10 @@ macro_rules! hooked_on_both_backends {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn private_addresses_are_refused_unless_the_operator_allows_them() {
                 super::private_addresses_are_refused_unless_the_operator_allows_them(crate::helpers::Backend::Postgres).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn rows_kept_long_enough_are_purged_and_the_logs_are_not() {
+                super::rows_kept_long_enough_are_purged_and_the_logs_are_not(crate::helpers::Backend::Postgres).await;
             }
         }
     };

@@ -178,6 +178,7 @@ mod clock;
 mod clocks;
 mod create;
 mod documents;
+pub mod housekeeping;
 mod inbox;
 mod read;
 mod seating;

@@ -11,6 +11,7 @@
 //! SQL the two backends share is written once in `rows.rs`, with the row decoding.
 
 mod deadline;
+mod housekeeping;
 mod postgres;
 mod rows;
 mod sqlite;
@@ -25,6 +26,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
+pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 pub use webhooks::{
@@ -569,6 +571,7 @@ pub trait EventStore:
     + AccountStore
     + ClockStore
     + WebhookStore
+    + HousekeepingStore
 {
 }
 
@@ -581,6 +584,7 @@ impl<
             + AccountStore
             + ClockStore
             + WebhookStore
+            + HousekeepingStore
             + ?Sized,
     > EventStore for T
 {

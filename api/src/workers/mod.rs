@@ -11,6 +11,7 @@
 //! the HTTP server: a worker that cannot reach the store waits and tries again.
 
 pub mod clocks;
+pub mod housekeeping;
 pub mod leader;
 pub mod outbox;
 pub mod webhooks;

@@ -1,0 +1,31 @@
+//! How long rows outside the logs are kept, and the purge that deletes them after that.
+
+use super::*;
+use crate::store::{Cutoffs, Purged};
+
+/// How long done outbox work is kept (to look into what a worker did, then gone).
+pub const OUTBOX_KEPT: Duration = Duration::from_secs(7 * 24 * 3600);
+/// How long a webhook's delivery log is kept: a month of messages and their attempts.
+pub const DELIVERIES_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
+/// The most rows of each kind one purge deletes, so that none holds locks for long.
+pub const PURGE_BATCH: u64 = 10_000;
+
+fn before(now: DateTime<Utc>, kept: Duration) -> DateTime<Utc> {
+    now - chrono::Duration::from_std(kept).unwrap_or(chrono::Duration::MAX)
+}
+
+impl Parlour {
+    /// Deletes what no reader needs any more, as of the service's clock: outbox work done
+    /// more than [`OUTBOX_KEPT`] ago, idempotency keys past their lifetime (a retry with one
+    /// is a new move by then anyway), and webhook messages older than [`DELIVERIES_KEPT`]
+    /// that are no longer pending. At most [`PURGE_BATCH`] rows of each kind per call.
+    pub async fn purge(&self) -> Result<Purged> {
+        let now = self.now();
+        let cutoffs = Cutoffs {
+            outbox_done: before(now, OUTBOX_KEPT),
+            idempotency_keys: before(now, self.idempotency_lifetime),
+            webhook_messages: before(now, DELIVERIES_KEPT),
+        };
+        Ok(self.store.purge(&cutoffs, PURGE_BATCH).await?)
+    }
+}

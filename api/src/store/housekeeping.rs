@@ -1,0 +1,106 @@
+//! Rows that stop mattering: outbox work done long ago, idempotency keys past their lifetime
+//! and webhook messages whose delivery log has been kept long enough. None is part of a log;
+//! each is deleted in bounded batches so a purge never holds locks for long.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::{time_text, Deadline, EventStore, PostgresStore, SqliteStore, StoreError};
+
+/// What a purge deletes: everything of each kind from before its cutoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cutoffs {
+    /// Outbox messages done before this.
+    pub outbox_done: DateTime<Utc>,
+    /// Idempotency keys made before this (they no longer replay anything).
+    pub idempotency_keys: DateTime<Utc>,
+    /// Webhook messages delivered or given up, made before this, with their attempts.
+    pub webhook_messages: DateTime<Utc>,
+}
+
+/// How many rows of each kind one purge deleted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// Outbox messages.
+    pub outbox: u64,
+    /// Idempotency keys.
+    pub idempotency_keys: u64,
+    /// Webhook messages (their attempts go with them).
+    pub webhook_messages: u64,
+}
+
+/// Deleting what no reader needs any more.
+#[async_trait]
+pub trait HousekeepingStore: Send + Sync {
+    /// Deletes at most `limit` rows of each kind from before its cutoff.
+    async fn purge(&self, cutoffs: &Cutoffs, limit: u64) -> Result<Purged, StoreError>;
+}
+
+const PURGE_OUTBOX: &str = "DELETE FROM outbox WHERE id IN \
+     (SELECT id FROM outbox WHERE done_at < $1 LIMIT $2)";
+const PURGE_KEYS: &str = "DELETE FROM idempotency_keys WHERE (game_id, seat, key) IN \
+     (SELECT game_id, seat, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
+const PURGE_MESSAGES: &str = "DELETE FROM webhook_messages WHERE id IN \
+     (SELECT id FROM webhook_messages WHERE state <> 'pending' AND created_at < $1 LIMIT $2)";
+
+/// Each kind's statement with its cutoff, in the order of [`Purged`]'s fields.
+fn statements(cutoffs: &Cutoffs) -> [(&'static str, DateTime<Utc>); 3] {
+    [
+        (PURGE_OUTBOX, cutoffs.outbox_done),
+        (PURGE_KEYS, cutoffs.idempotency_keys),
+        (PURGE_MESSAGES, cutoffs.webhook_messages),
+    ]
+}
+
+impl From<[u64; 3]> for Purged {
+    fn from([outbox, idempotency_keys, webhook_messages]: [u64; 3]) -> Self {
+        Purged {
+            outbox,
+            idempotency_keys,
+            webhook_messages,
+        }
+    }
+}
+
+fn limit(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+#[async_trait]
+impl HousekeepingStore for SqliteStore {
+    async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
+        let mut purged = [0; 3];
+        for (n, (sql, before)) in statements(cutoffs).into_iter().enumerate() {
+            purged[n] = sqlx::query(sql)
+                .bind(time_text(&before))
+                .bind(limit(count))
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        }
+        Ok(Purged::from(purged))
+    }
+}
+
+#[async_trait]
+impl HousekeepingStore for PostgresStore {
+    async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
+        let mut purged = [0; 3];
+        for (n, (sql, before)) in statements(cutoffs).into_iter().enumerate() {
+            purged[n] = sqlx::query(sql)
+                .bind(before)
+                .bind(limit(count))
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        }
+        Ok(Purged::from(purged))
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> HousekeepingStore for Deadline<S> {
+    async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
+        self.run(true, self.inner.purge(cutoffs, count)).await
+    }
+}
