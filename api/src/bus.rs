@@ -153,7 +153,7 @@ impl Bus {
                 None
             }
         };
-        // How long the last look that found commits held back waited (zero: none did).
+        // How long the last look that found commits held back waited (zero: none was).
         let mut held_back = Duration::ZERO;
         loop {
             if let Some(listener) = listener.as_mut() {
@@ -165,6 +165,17 @@ impl Bus {
                 settings.fallback
             } else {
                 settings.poll
+            };
+            // Asked before the feed is read, not after: if nothing is held back now, the read
+            // that follows sees every commit made so far. Asked after, a transaction ending
+            // between the two questions would leave its commits unread until the next wake-up.
+            let held = match store.held_back().await {
+                Ok(held) => held,
+                Err(error) => {
+                    tracing::warn!(%error, "the bus cannot tell whether commits are held back");
+                    // Look again soon rather than risk leaving a commit unheard.
+                    true
+                }
             };
             match store.committed_since(after, BATCH).await {
                 Ok(batch) => {
@@ -180,31 +191,27 @@ impl Bus {
                     if full {
                         continue;
                     }
-                    // Commits held back behind a transaction in flight are given by a look
-                    // soon after it ends, not at the next wake-up: the commit that woke this
-                    // look may be among them. Each look that finds them still held back
-                    // waits twice as long, up to the usual interval and never more than
-                    // HELD_BACK_MAX: a transaction held open for minutes elsewhere on the
-                    // server must not leave this instance's own commit unheard for as long.
-                    match store.held_back().await {
-                        Ok(true) => {
-                            held_back = (held_back * 2)
-                                .max(settings.min_gap)
-                                .min(interval)
-                                .min(HELD_BACK_MAX);
-                            interval = held_back;
-                        }
-                        Ok(false) => held_back = Duration::ZERO,
-                        Err(error) => {
-                            tracing::warn!(%error, "the bus cannot tell whether commits are held back");
-                        }
-                    }
                 }
                 Err(error) => {
                     tracing::warn!(%error, "the bus cannot read the feed");
                     tokio::time::sleep(settings.retry).await;
                     continue;
                 }
+            }
+            // Commits held back behind a transaction in flight are given by a look soon after
+            // it ends, not at the next wake-up: the commit that woke this look may be among
+            // them. Each look that finds them still held back waits twice as long, up to the
+            // usual interval and never more than HELD_BACK_MAX: a transaction held open for
+            // minutes elsewhere on the server must not leave this instance's own commit
+            // unheard for as long.
+            if held {
+                held_back = (held_back * 2)
+                    .max(settings.min_gap)
+                    .min(interval)
+                    .min(HELD_BACK_MAX);
+                interval = held_back;
+            } else {
+                held_back = Duration::ZERO;
             }
             tokio::time::sleep(settings.min_gap).await;
             // A commit of this process, another's announcement, or the poll interval
