@@ -280,6 +280,8 @@ pub trait Table: Send + Sync {
     fn to_act(&self) -> Vec<Seat>;
     /// What `seat` may submit now.
     fn legal_actions(&self, seat: Seat) -> Vec<Value>;
+    /// The rules version the table plays under (public: the game's record says it).
+    fn rules_version(&self) -> u32;
     /// What `viewer` sees.
     fn view(&self, viewer: Viewer) -> View;
     /// The result, once the game is over.
@@ -349,6 +351,7 @@ impl<G> Default for EngineOf<G> {
 struct TableOf<G: Game> {
     // Always `Some` between calls; `evolve` takes the state by value.
     state: Option<G::State>,
+    rules_version: u32,
 }
 
 impl<G: Game> TableOf<G> {
@@ -598,9 +601,14 @@ impl<G: Game> Table for TableOf<G> {
         G::export(self.state(), format)
     }
 
+    fn rules_version(&self) -> u32 {
+        self.rules_version
+    }
+
     fn clone_table(&self) -> Box<dyn Table> {
         Box::new(TableOf::<G> {
             state: self.state.clone(),
+            rules_version: self.rules_version,
         })
     }
 
@@ -645,6 +653,7 @@ impl<G: Game> Engine for EngineOf<G> {
         };
         Ok(Box::new(TableOf::<G> {
             state: Some(G::new(&setup)?),
+            rules_version,
         }))
     }
 

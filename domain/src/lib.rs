@@ -5,9 +5,11 @@
 //! - [`chance`] is the seeded ChaCha20 shuffle every random outcome comes from.
 //! - [`engine`] puts every game behind one JSON-speaking interface for the server.
 //! - [`catalog`] lists the games; [`playout`] is the random-playout check every game passes.
+//! - [`bots`] are automatic players that see only what their seat may (`docs/bots.md`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bots;
 pub mod british_birds;
 pub mod catalog;
 pub mod chance;

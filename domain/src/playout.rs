@@ -692,6 +692,9 @@ mod tests {
         fn start(&self, chance: &mut Chance) -> Decision {
             self.inner.start(chance)
         }
+        fn rules_version(&self) -> u32 {
+            self.inner.rules_version()
+        }
         fn decide(
             &self,
             seat: Seat,

@@ -4,6 +4,7 @@
 //! The printed rules are quoted and every decision Parlour took on them is explained in
 //! `docs/rules/british-birds.md`. The deck is a reconstruction: the printed card list is lost.
 
+pub(crate) mod bot;
 mod cards;
 #[cfg(test)]
 mod tests;

@@ -22,6 +22,7 @@ use crate::game::{
     Setup, SetupError, ViewOf, Viewer,
 };
 
+pub(crate) mod bot;
 pub mod cricsheet;
 pub mod figures;
 pub mod pack;

@@ -5,6 +5,7 @@
 //! Every rule decision is written up, with the clause it settles, in
 //! `docs/rules/history-of-england.md`.
 
+pub(crate) mod bot;
 pub mod deck;
 
 use std::borrow::Cow;
@@ -566,6 +567,39 @@ struct Askable {
     neither: bool,
 }
 
+impl Askable {
+    /// What a player holding `own` may ask for from `pack` while the Crowns `protected` are
+    /// protected (see [`State::askable`]).
+    fn of(pack: Pack, own: u128, protected: u128) -> Askable {
+        let crowns = pack.crowns();
+        let mut under_crowns = 0;
+        let mut claimable_pair = false;
+        for reign in pack.reigns {
+            let set = pack.set(reign);
+            let crown = pack.crown(reign);
+            if own & crown != 0 {
+                under_crowns |= set & !crown & !own;
+            } else if (own & set).count_ones() >= 2 && protected & crown == 0 {
+                claimable_pair = true;
+            }
+        }
+        let neither = under_crowns == 0 && !claimable_pair;
+        Askable {
+            cards: if neither {
+                ALL_CARDS & !crowns & !own
+            } else {
+                under_crowns
+            },
+            crowns: if own.count_ones() >= 2 {
+                crowns & !own & !protected
+            } else {
+                0
+            },
+            neither,
+        }
+    }
+}
+
 impl State {
     fn pack(&self) -> Pack {
         Pack::of(self.series)
@@ -599,34 +633,7 @@ impl State {
     /// to hold two of its set, tested only by the forfeit, so any claimable Crown may be named
     /// by a player with two cards to show (a bluff when they are not of its set).
     fn askable(&self, seat: u8) -> Askable {
-        let pack = self.pack();
-        let own = self.hand(seat);
-        let crowns = pack.crowns();
-        let mut under_crowns = 0;
-        let mut claimable_pair = false;
-        for reign in pack.reigns {
-            let set = pack.set(reign);
-            let crown = pack.crown(reign);
-            if own & crown != 0 {
-                under_crowns |= set & !crown & !own;
-            } else if (own & set).count_ones() >= 2 && self.protected & crown == 0 {
-                claimable_pair = true;
-            }
-        }
-        let neither = under_crowns == 0 && !claimable_pair;
-        Askable {
-            cards: if neither {
-                ALL_CARDS & !crowns & !own
-            } else {
-                under_crowns
-            },
-            crowns: if own.count_ones() >= 2 {
-                crowns & !own & !self.protected
-            } else {
-                0
-            },
-            neither,
-        }
+        Askable::of(self.pack(), self.hand(seat), self.protected)
     }
 
     /// The bit set of the set that holds the card `local`.

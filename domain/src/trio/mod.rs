@@ -11,6 +11,7 @@
 //!
 //! Rule decisions where the printed sheets are unclear are in `docs/rules/trio.md`.
 
+pub(crate) mod bot;
 mod cards;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,705 @@
+//! Bots for the "History of England" Card Game (No. 2).
+//!
+//! - `random` asks at random, but bluffs as a person might, not as a coin would: the sheet lets
+//!   a player "ask for the 'crown' card of any set of which they hold at least two cards" and
+//!   "if they cannot produce these two cards, they forfeit", so asking for a Crown it can back
+//!   (two cards of the set in hand) it shows them nine times in ten; a Crown it cannot back it
+//!   asks for a quarter as often as any other card.
+//! - `steady` keeps the account the sheet's play invites: every card it has seen given (it is
+//!   now the asker's), shown to it or forfeited to it, and every ask refused (that player had
+//!   not got that card, until they next draw from the pool). It asks for the cards of the set
+//!   it is nearest to completing ("the object of the game is to complete as many sets as
+//!   possible"), from the player known (or likeliest) to hold them, and only honest Crown asks.
+//!   Once "all hands are exposed" it asks the holder directly.
+//! - `expert` searches ([`crate::bots::search`]) the honest asks (one target per card) over
+//!   samples of the hidden hands and the pool.
+
+use serde_json::Value;
+
+use super::deck::PACK_SIZE;
+use super::{bit, bits, Action, Card, HistoryOfEngland, Pack, Stage, State, MAX_PLAYERS};
+use crate::bots::search::{search, share_of_first, Playouts};
+use crate::bots::{
+    below, choice, fill, kind, seat_at, shuffle, unit, weighted, Level, LevelBot, Rng, Seen,
+};
+use crate::game::Seat;
+
+/// The move of `bot` for the seat that saw `seen`.
+pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value> {
+    let table = Observed::read(seen)?;
+    if bot.level == Level::Random {
+        return table.random(seen, rng);
+    }
+    let steady = table.steady()?;
+    if bot.level == Level::Steady {
+        return serde_json::to_value(&steady).ok();
+    }
+    let sample = |rng: &mut Rng| table.determinize(rng);
+    let budget = bot.budget_for(seen.game());
+    let chosen = search::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
+        .unwrap_or(steady);
+    serde_json::to_value(&chosen).ok()
+}
+
+/// Where a card is, as far as one seat knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// In another hand or the pool: not seen since.
+    Unseen,
+    /// In this seat's hand.
+    Hand(Seat),
+}
+
+/// The table as one seat has seen it (cards as the series' own 0..66 numbers).
+struct Observed {
+    /// The rule points of the version the game is played under, for its samples.
+    rules: super::Rules,
+    me: Seat,
+    players: usize,
+    series: u8,
+    stage: Stage,
+    turn: Seat,
+    pool: usize,
+    turns_left: u16,
+    protected: u128,
+    hand: u128,
+    cards: Vec<usize>,
+    /// Every hand, once they are exposed.
+    open_hands: Option<Vec<u128>>,
+    places: [Place; PACK_SIZE],
+    /// The cards each seat refused since it last drew.
+    lacks: Vec<u128>,
+    /// The sets (as masks) each seat asked for a card of: it is collecting them.
+    collecting: Vec<u128>,
+}
+
+impl Observed {
+    fn pack(&self) -> Pack {
+        Pack::of(self.series)
+    }
+
+    fn local(&self, value: &Value) -> Option<u8> {
+        let card = Card::from_id(value.as_str()?)?;
+        self.pack().local(card)
+    }
+
+    fn locals(&self, value: Option<&Value>) -> u128 {
+        value
+            .and_then(Value::as_array)
+            .map(|cards| {
+                cards
+                    .iter()
+                    .filter_map(|c| self.local(c))
+                    .fold(0, |m, l| m | bit(l))
+            })
+            .unwrap_or(0)
+    }
+
+    /// The set (Crown included) of a card.
+    fn set_of(&self, local: u8) -> u128 {
+        let pack = self.pack();
+        pack.reign_of(local).map_or(0, |r| pack.set(r))
+    }
+
+    fn read(seen: &Seen) -> Option<Observed> {
+        let me = seen.seat();
+        let players = seen.players();
+        let view = seen.view();
+        let public = &view.public;
+        let series = u8::try_from(public.get("series")?.as_u64()?).ok()?;
+        let stage = match public.get("stage")?.as_str()? {
+            "pool" => Stage::Pool,
+            "finishing_round" => Stage::FinishingRound,
+            "open_rounds" => Stage::OpenRounds,
+            "over" => Stage::Over,
+            _ => Stage::Dealing,
+        };
+        let count = |v: &Value, key: &str| {
+            v.get(key)
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+        };
+        let mut observed = Observed {
+            rules: super::Rules::of(seen.rules_version()),
+            me,
+            players,
+            series,
+            stage,
+            turn: seat_at(public, "turn").unwrap_or(me),
+            pool: count(public, "pool")?,
+            turns_left: public
+                .get("turns_left")
+                .and_then(Value::as_u64)
+                .and_then(|n| u16::try_from(n).ok())
+                .unwrap_or(0),
+            protected: 0,
+            hand: 0,
+            cards: view
+                .seats
+                .iter()
+                .map(|s| count(s, "cards"))
+                .collect::<Option<Vec<_>>>()?,
+            open_hands: None,
+            places: [Place::Unseen; PACK_SIZE],
+            lacks: vec![0; players],
+            collecting: vec![0; players],
+        };
+        observed.protected = observed.locals(public.get("protected_crowns"));
+        observed.hand = observed.locals(seen.private().get("hand"));
+        if public.get("hands_exposed").and_then(Value::as_bool) == Some(true) {
+            observed.open_hands = Some(
+                view.seats
+                    .iter()
+                    .map(|s| observed.locals(s.get("hand")))
+                    .collect(),
+            );
+        }
+        for event in seen.log() {
+            observed.follow(event);
+        }
+        Some(observed)
+    }
+
+    fn put(&mut self, cards: u128, place: Place) {
+        for local in bits(cards) {
+            if let Some(slot) = self.places.get_mut(usize::from(local)) {
+                *slot = place;
+            }
+        }
+    }
+
+    /// Moves the cards `event` shows to where it put them.
+    fn follow(&mut self, event: &Value) {
+        match kind(event) {
+            "deal" => {
+                let hand = self.locals(event.get("hand"));
+                self.put(hand, Place::Hand(self.me));
+            }
+            "asked" => {
+                let (Some(asker), Some(seat)) = (seat_at(event, "asker"), seat_at(event, "seat"))
+                else {
+                    return;
+                };
+                let card = event.get("card").and_then(|c| self.local(c));
+                let answer = event.get("answer").and_then(Value::as_str).unwrap_or("");
+                let shown = self.locals(event.get("show"));
+                if let Some(card) = card {
+                    let set = self.set_of(card);
+                    if let Some(mask) = self.collecting.get_mut(asker.index()) {
+                        *mask |= set;
+                    }
+                }
+                match answer {
+                    "given" => {
+                        if let Some(card) = card {
+                            self.put(bit(card), Place::Hand(asker));
+                        }
+                        self.put(shown, Place::Hand(asker));
+                    }
+                    "refused" => {
+                        // Neither the asked player nor the asker (who may not ask for a card
+                        // held) has the card.
+                        if let Some(card) = card {
+                            for s in [seat, asker] {
+                                if let Some(lacks) = self.lacks.get_mut(s.index()) {
+                                    *lacks |= bit(card);
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        // A caught bluff: the forfeit went from the asker to the asked. Whoever
+                        // could not see it no longer knows which of the asker's cards left.
+                        let forfeit = self.locals(event.get("forfeit"));
+                        let forfeited = event.get("forfeited").and_then(Value::as_u64).unwrap_or(0);
+                        self.put(shown & !forfeit, Place::Hand(asker));
+                        if forfeit.count_ones() == u32::try_from(forfeited).unwrap_or(0) {
+                            self.put(forfeit, Place::Hand(seat));
+                        } else {
+                            for place in &mut self.places {
+                                if *place == Place::Hand(asker) && asker != self.me {
+                                    *place = Place::Unseen;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            "drew" => {
+                if let Some(seat) = seat_at(event, "seat") {
+                    if let Some(lacks) = self.lacks.get_mut(seat.index()) {
+                        *lacks = 0;
+                    }
+                    if let Some(card) = event.get("card").and_then(|c| self.local(c)) {
+                        self.put(bit(card), Place::Hand(seat));
+                    }
+                }
+            }
+            "hands_exposed" => {
+                let hands = event.get("hands").and_then(Value::as_array);
+                for (s, hand) in hands.into_iter().flatten().enumerate() {
+                    let Ok(s) = u8::try_from(s) else { continue };
+                    let hand = self.locals(Some(hand));
+                    self.put(hand, Place::Hand(Seat(s)));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn known_hand(&self, seat: Seat) -> u128 {
+        if let Some(hands) = &self.open_hands {
+            return hands.get(seat.index()).copied().unwrap_or(0);
+        }
+        if seat == self.me {
+            return self.hand;
+        }
+        (0..=u8::MAX)
+            .take(PACK_SIZE)
+            .filter(|l| {
+                self.places[usize::from(*l)] == Place::Hand(seat) && self.hand & bit(*l) == 0
+            })
+            .fold(0, |m, l| m | bit(l))
+    }
+
+    /// Cards of `seat`'s hand not known to her.
+    fn unseen_room(&self, seat: Seat) -> usize {
+        let known = usize::try_from(self.known_hand(seat).count_ones()).unwrap_or(0);
+        self.cards[seat.index()].saturating_sub(known)
+    }
+
+    /// How likely `seat` is to hold `local`: 1 if seen going into its hand, 0 if it refused it
+    /// since it last drew or the card is seen elsewhere, else its share of the unseen places,
+    /// doubled for a player who is collecting that set.
+    fn chance_held(&self, seat: Seat, local: u8) -> f64 {
+        let b = bit(local);
+        if self.known_hand(seat) & b != 0 {
+            return 1.0;
+        }
+        if self.open_hands.is_some()
+            || self.hand & b != 0
+            || self.places[usize::from(local)] != Place::Unseen
+            || self.lacks[seat.index()] & b != 0
+        {
+            return 0.0;
+        }
+        let room: usize = Seat::all(self.players)
+            .filter(|s| *s != self.me && self.lacks[s.index()] & b == 0)
+            .map(|s| self.unseen_room(s))
+            .sum::<usize>()
+            + self.pool;
+        // Small counts.
+        #[allow(clippy::cast_precision_loss)]
+        let share = self.unseen_room(seat) as f64 / room.max(1) as f64;
+        let collecting = if self.collecting[seat.index()] & b != 0 {
+            2.0
+        } else {
+            1.0
+        };
+        (share * collecting).min(0.95)
+    }
+
+    /// Two cards of the hand of `crown`'s set, if she holds two: an honest show.
+    fn honest_show(&self, crown: u8) -> Option<[u8; 2]> {
+        let mut of_set = bits(self.hand & self.set_of(crown));
+        Some([of_set.next()?, of_set.next()?])
+    }
+
+    /// The `random` move: any legal ask alike, except that a Crown she cannot back is asked for
+    /// a quarter as often, and one she can is backed nine times in ten.
+    fn random(&self, seen: &Seen, rng: &mut Rng) -> Option<Value> {
+        let legal = seen.legal();
+        let crown = |action: &Value| {
+            action
+                .get("show")
+                .is_some()
+                .then(|| action.get("card").and_then(|c| self.local(c)))
+                .flatten()
+        };
+        let weights: Vec<f64> = legal
+            .iter()
+            .map(|action| match crown(action) {
+                Some(c) if self.honest_show(c).is_none() => 0.25,
+                _ => 1.0,
+            })
+            .collect();
+        if weights.is_empty() {
+            return None;
+        }
+        let template = &legal[weighted(rng, &weights)];
+        let mut action = fill(template, rng);
+        if let (Some(c), Some(show)) = (crown(template), template.get("show")) {
+            if let (Some([a, b]), Some(_)) = (self.honest_show(c), choice(show)) {
+                if unit(rng) < 0.9 {
+                    let pack = self.pack();
+                    action["show"] = serde_json::json!([pack.card(a), pack.card(b)]);
+                }
+            }
+        }
+        Some(action)
+    }
+
+    /// Every honest ask she may make, each to the player likeliest to hold the card, scored
+    /// (cards of the set still missing, the chance it is held there): the sets nearest to
+    /// complete first, then the likeliest.
+    fn asks(&self) -> Vec<(u32, f64, Action)> {
+        let pack = self.pack();
+        let own = self.hand;
+        let askable = super::Askable::of(pack, own, self.protected);
+        let (cards, claimable) = (askable.cards, askable.crowns);
+        let targets: Vec<Seat> = Seat::all(self.players)
+            .filter(|s| *s != self.me && self.cards[s.index()] > 0)
+            .collect();
+        let mut asks = Vec::new();
+        for local in bits(cards | claimable) {
+            let show = if claimable & bit(local) != 0 {
+                match self.honest_show(local) {
+                    Some([a, b]) => Some(vec![pack.card(a), pack.card(b)]),
+                    None => continue,
+                }
+            } else {
+                None
+            };
+            let set = self.set_of(local);
+            let missing = (set & !own).count_ones();
+            let best = targets
+                .iter()
+                .map(|s| (self.chance_held(*s, local), *s))
+                .max_by(|a, b| {
+                    a.0.total_cmp(&b.0)
+                        .then(self.cards[a.1.index()].cmp(&self.cards[b.1.index()]))
+                        .then(b.1.cmp(&a.1))
+                });
+            if let Some((chance, seat)) = best {
+                asks.push((
+                    missing,
+                    chance,
+                    Action::Ask {
+                        seat,
+                        card: pack.card(local),
+                        show,
+                    },
+                ));
+            }
+        }
+        // A Crown unlocks the rest of its set: ask for it before the set's other cards.
+        asks.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(is_crown(&b.2).cmp(&is_crown(&a.2)))
+        });
+        asks
+    }
+
+    /// `steady`'s move: a certain ask if there is one (a card seen going into a hand, or any
+    /// card once the hands are face up), else the best ask of the set nearest to complete.
+    fn steady(&self) -> Option<Action> {
+        let asks = self.asks();
+        if asks.is_empty() {
+            return Some(Action::Pass);
+        }
+        let sure = asks.iter().find(|(_, chance, _)| *chance >= 1.0);
+        let nearest = asks.first();
+        sure.or(nearest).map(|(_, _, ask)| ask.clone())
+    }
+
+    /// The moves `expert` compares: `steady`'s first, then the five best asks (few candidates,
+    /// each searched well, beat many searched thinly).
+    fn candidates(&self, steady: &Action) -> Vec<Action> {
+        let mut moves = vec![steady.clone()];
+        let mut asks = self.asks();
+        asks.retain(|(_, chance, _)| *chance > 0.0);
+        asks.truncate(5);
+        moves.extend(asks.into_iter().map(|(_, _, a)| a));
+        let mut unique: Vec<Action> = Vec::new();
+        for action in moves {
+            if !unique.contains(&action) {
+                unique.push(action);
+            }
+        }
+        unique
+    }
+
+    /// A full state consistent with what she has seen: the unseen cards dealt at random to the
+    /// other hands (to their sizes, none to a player who refused it since drawing) and the pool.
+    fn determinize(&self, rng: &mut Rng) -> Option<State> {
+        let players = self.players;
+        let mut hands = [0u128; MAX_PLAYERS];
+        let mut unseen: Vec<u8> = Vec::new();
+        for local in (0..=u8::MAX).take(PACK_SIZE) {
+            if self.hand & bit(local) != 0 {
+                continue;
+            }
+            match self.places[usize::from(local)] {
+                Place::Hand(s) if s != self.me => hands[s.index()] |= bit(local),
+                _ if self.open_hands.is_some() => {}
+                _ => unseen.push(local),
+            }
+        }
+        if let Some(open) = &self.open_hands {
+            for (slot, hand) in hands.iter_mut().zip(open) {
+                *slot = *hand;
+            }
+            unseen.clear();
+            let all = (1u128 << PACK_SIZE) - 1;
+            unseen.extend(bits(all & !open.iter().fold(0, |m, h| m | h)));
+        }
+        hands[self.me.index()] = self.hand;
+        let mut room = [0usize; MAX_PLAYERS];
+        for s in Seat::all(players).filter(|s| *s != self.me) {
+            let known = usize::try_from(hands[s.index()].count_ones()).ok()?;
+            room[s.index()] = self.cards[s.index()].checked_sub(known)?;
+        }
+        if room.iter().sum::<usize>() + self.pool != unseen.len() {
+            return None;
+        }
+        shuffle(rng, &mut unseen);
+        unseen.sort_by_key(|l| {
+            Seat::all(players)
+                .filter(|s| self.lacks[s.index()] & bit(*l) != 0)
+                .count()
+                == 0
+        });
+        let mut pool: Vec<u8> = Vec::with_capacity(self.pool);
+        for local in unseen {
+            let open: Vec<usize> = Seat::all(players)
+                .filter(|s| room[s.index()] > 0 && self.lacks[s.index()] & bit(local) == 0)
+                .map(|s| s.index())
+                .collect();
+            let open_total: usize = open.iter().map(|s| room[*s]).sum();
+            let pool_open = self.pool - pool.len();
+            if open_total + pool_open == 0 {
+                return None;
+            }
+            let mut at = below(rng, open_total + pool_open);
+            if at >= open_total {
+                pool.push(local);
+                continue;
+            }
+            for s in open {
+                if at < room[s] {
+                    hands[s] |= bit(local);
+                    room[s] -= 1;
+                    break;
+                }
+                at -= room[s];
+            }
+        }
+        let mut pool_cards = [0u8; PACK_SIZE];
+        for (slot, local) in pool_cards.iter_mut().zip(&pool) {
+            *slot = *local;
+        }
+        Some(State {
+            rules: self.rules,
+            players: u8::try_from(players).ok()?,
+            series: self.series,
+            stage: self.stage,
+            hands,
+            pool: pool_cards,
+            pool_top: 0,
+            pool_end: u8::try_from(pool.len()).ok()?,
+            protected: self.protected,
+            turn: self.turn.0,
+            turns_left: self.turns_left,
+            shown: [None; MAX_PLAYERS],
+            last: None,
+            last_draw: None,
+        })
+    }
+}
+
+fn is_crown(action: &Action) -> bool {
+    matches!(action, Action::Ask { show: Some(_), .. })
+}
+
+/// How `expert` plays on after each candidate.
+struct Playout;
+
+impl Playouts for Playout {
+    type G = HistoryOfEngland;
+
+    // About a fifth of a second of playouts at the moves' usual cost in a release build.
+    const MOVE_CAP: usize = 100_000;
+
+    /// Playouts ask as the game's own default does (the card of the set nearest complete),
+    /// but of a player drawn at random while the hands are hidden, since nobody in a playout
+    /// knows where the card is.
+    fn playout_move(state: &State, seat: Seat, rng: &mut Rng) -> Option<Action> {
+        let mut action = state.default_move(seat.0);
+        if !state.exposed() {
+            if let Action::Ask { seat: asked, .. } = &mut action {
+                let targets: Vec<u8> = state.askable_seats(seat.0).collect();
+                if !targets.is_empty() {
+                    *asked = Seat(targets[below(rng, targets.len())]);
+                }
+            }
+        }
+        Some(action)
+    }
+
+    fn reward(state: &State, seat: Seat) -> f64 {
+        let scores: Vec<f64> = (0..state.players)
+            .map(|s| f64::from(state.completed(s).1))
+            .collect();
+        share_of_first(&scores, seat, 20.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::bots::{play, Level};
+    use crate::chance::{Chance, Seed, Shuffled};
+    use crate::engine::{record, Engine, EngineOf, Recorded, Table};
+    use crate::game::Player;
+    use crate::history_of_england::Event;
+
+    static HOE: EngineOf<HistoryOfEngland> = EngineOf::new();
+
+    fn pack() -> Pack {
+        Pack::of(1)
+    }
+
+    /// A table of three dealt from the series 1 pack in catalogue order, but for `first`,
+    /// which are dealt first (one at a time round the table).
+    fn dealt(first: &[u8]) -> (Box<dyn Table>, Vec<Recorded>) {
+        let mut order: Vec<Card> = first.iter().map(|l| pack().card(*l)).collect();
+        for local in 0..u8::try_from(PACK_SIZE).unwrap() {
+            if !first.contains(&local) {
+                order.push(pack().card(local));
+            }
+        }
+        let people: Vec<Player> = (0..3)
+            .map(|i| Player {
+                name: format!("p{i}"),
+            })
+            .collect();
+        let mut table = HOE.open(&people, &json!({}), crate::RULES_VERSION).unwrap();
+        let deal = record(&Event::Deal {
+            players: 3,
+            shuffled: Shuffled { stream: 0, order },
+        });
+        table.apply_recorded(&deal).unwrap();
+        (table, vec![deal])
+    }
+
+    fn act(table: &mut Box<dyn Table>, log: &mut Vec<Recorded>, seat: u8, action: &Value) {
+        let next = log.len() as u64 + 1;
+        let decision = table
+            .decide(Seat(seat), action, &mut Chance::new(Seed([0; 32]), next))
+            .unwrap();
+        log.extend(decision.events.iter().cloned());
+        table.apply(decision);
+    }
+
+    #[test]
+    fn steady_asks_the_player_it_saw_take_a_card_it_wants() {
+        let p = pack();
+        let william = p.reigns[0];
+        let crown = william.first - p.base;
+        let set: Vec<u8> = (crown..crown + william.len).collect();
+        // Seat 0 holds William I's Crown and one of its cards; seat 1 holds two more of the set
+        // (set[2] and set[3]); seat 2 holds set[4].
+        let mut first = vec![0u8; 21];
+        let others: Vec<u8> = (30..60).collect();
+        let mut spare = others.iter();
+        for (k, slot) in first.iter_mut().enumerate() {
+            *slot = match k {
+                0 => set[0],
+                3 => set[1],
+                1 => set[2],
+                4 => set[3],
+                2 => set[4],
+                _ => *spare.next().unwrap(),
+            };
+        }
+        let (mut table, mut log) = dealt(&first);
+        // Seat 0 asks seat 2 for set[2] (refused: seat 1 has it), draws; seat 1 then asks... seat
+        // 1 holds no Crown and two of the set: it asks seat 0 for the Crown, showing its two.
+        act(
+            &mut table,
+            &mut log,
+            0,
+            &json!({"type": "ask", "seat": 2, "card": p.card(set[2])}),
+        );
+        let seen = Seen::observe(&HOE, table.as_ref(), Seat(1), &log).unwrap();
+        assert!(!seen.legal().is_empty());
+        let ask = json!({"type": "ask", "seat": 0, "card": p.card(set[0]), "show": [p.card(set[2]), p.card(set[3])]});
+        act(&mut table, &mut log, 1, &ask);
+        // Seat 1 was given the Crown, so it asks again: for set[1], which seat 0 still holds.
+        let action = play(&HOE, table.as_ref(), Seat(1), &log, Level::Steady, 1).unwrap();
+        assert_eq!(action["card"], json!(p.card(set[1])), "{action}");
+        assert_eq!(action["seat"], json!(0), "{action}");
+    }
+
+    #[test]
+    fn steady_asks_the_player_collecting_a_set_and_not_the_one_that_refused_it() {
+        let p = pack();
+        let crown = p.reigns[0].first - p.base;
+        let set: Vec<u8> = (crown..crown + p.reigns[0].len).collect();
+        // Seat 0 holds set[1] and one non-Crown card of each of six other reigns: no pair and
+        // no Crown, so it may ask for any card that is not a Crown. Seat 1 holds the Crown of
+        // the set; seat 2 holds none of it.
+        let mut own: Vec<u8> = p.reigns[1..7]
+            .iter()
+            .map(|r| r.first - p.base + 1)
+            .collect();
+        own.insert(0, set[1]);
+        let mut rest = (0..u8::try_from(PACK_SIZE).unwrap())
+            .filter(|l| !set.contains(l) && !own.contains(l))
+            .collect::<Vec<u8>>()
+            .into_iter();
+        let mut own = own.into_iter();
+        let mut first = Vec::new();
+        for k in 0..21 {
+            first.push(match k {
+                1 => set[0],
+                k if k % 3 == 0 => own.next().unwrap(),
+                _ => rest.next().unwrap(),
+            });
+        }
+        let (mut table, mut log) = dealt(&first);
+        // Seat 0 asks seat 2 for set[3], which lies in the pool: refused, and seat 0 draws.
+        act(
+            &mut table,
+            &mut log,
+            0,
+            &json!({"type": "ask", "seat": 2, "card": p.card(set[3])}),
+        );
+        let action = play(&HOE, table.as_ref(), Seat(1), &log, Level::Steady, 1).unwrap();
+        // Seat 1 wants the rest of its set: seat 2 is known to lack set[3] and seat 0 is known
+        // to be collecting the set, so it asks seat 0.
+        assert_eq!(action["seat"], json!(0), "{action}");
+    }
+
+    #[test]
+    fn random_backs_a_crown_it_can_with_the_cards_of_its_set() {
+        let p = pack();
+        let william = p.reigns[0];
+        let crown = william.first - p.base;
+        // Seat 0 holds two of William I's set but not its Crown.
+        let mut first: Vec<u8> = vec![crown + 1];
+        first.extend(30..52);
+        first.insert(3, crown + 2);
+        first.truncate(21);
+        let (table, log) = dealt(&first);
+        let mut honest = 0;
+        let mut crowns = 0;
+        for seed in 0..400 {
+            let action = play(&HOE, table.as_ref(), Seat(0), &log, Level::Random, seed).unwrap();
+            if action["card"] == json!(p.card(crown)) {
+                crowns += 1;
+                let shown: Vec<Value> = action["show"].as_array().unwrap().clone();
+                if shown.contains(&json!(p.card(crown + 1)))
+                    && shown.contains(&json!(p.card(crown + 2)))
+                {
+                    honest += 1;
+                }
+            }
+        }
+        assert!(crowns > 0);
+        assert!(honest * 10 >= crowns * 8, "{honest} honest of {crowns}");
+    }
+}
