@@ -275,7 +275,11 @@ TABLE_EVENTS = {
     "table.timed_out": {"seat": int, "deadline": int},
     "table.vacation_began": {"seat": int, "until": int},
     "table.vacation_ended": {"seat": int},
+    "table.bot_seated": {"seat": int, "level": str},
+    "table.bot_left": {"seat": int},
 }
+# The bots a seat may be handed to (docs/bots.md).
+BOT_LEVELS = ("random", "steady", "expert")
 # Table events after which nothing more may be recorded: they end the game.
 TABLE_ENDINGS = ("table.resigned", "table.abandoned", "table.aborted")
 # The days per move a correspondence clock may give.
@@ -306,7 +310,7 @@ def clock_problem(control, on_timeout):
             return "a bank clock of %r cannot be kept" % (control,)
     else:
         return "its control %r is not a clock" % (control,)
-    if on_timeout not in ("default_move", "forfeit"):
+    if on_timeout not in ("default_move", "bot", "forfeit"):
         return "no server applies the timeout policy %r" % (on_timeout,)
     return None
 
@@ -314,13 +318,15 @@ def clock_problem(control, on_timeout):
 class Clock:
     """What the move clock's facts say, as far as they need no game rules: each reminder and
     timeout names the moment it fell due, which must not be after the time it was recorded;
-    a timeout under `default_move` is followed at once by that seat's move."""
+    a timeout under `default_move` is followed at once by that seat's move, and under `bot` by
+    a bot taking the seat."""
 
     def __init__(self, control, on_timeout, vacation, players):
         self.on_timeout = on_timeout
         self.vacation = vacation
         self.players = players
         self.default_for = None
+        self.bot_for = None
 
     def check(self, report, seq, kind, data, at):
         seat = data.get("seat")
@@ -336,7 +342,10 @@ class Clock:
                 report.fail("table", seq, "the timeout was recorded before the seat's deadline")
             if self.on_timeout == "forfeit":
                 return True
-            self.default_for = (seat, at)
+            if self.on_timeout == "bot":
+                self.bot_for = (seat, at)
+            else:
+                self.default_for = (seat, at)
         elif kind == "table.vacation_began":
             if not self.vacation:
                 report.fail("table", seq, "the game's host disallowed vacation")
@@ -345,7 +354,13 @@ class Clock:
         return False
 
     def follows(self, report, event, at):
-        """The entry after a timeout under `default_move` is the seat's move, at once."""
+        """The entry after a timeout under `default_move` is the seat's move, at once; under
+        `bot`, a steady bot taking the seat, at once."""
+        if self.bot_for is not None:
+            seat, when = self.bot_for
+            self.bot_for = None
+            if event.get("type") != "table.bot_seated" or event.get("data") != {"seat": seat, "level": "steady"} or at != when:
+                report.fail("table", event.get("seq"), "a timeout under bot is followed at once by a steady bot taking the seat")
         if self.default_for is None:
             return
         seat, when = self.default_for
@@ -358,17 +373,48 @@ class Clock:
 OFFERS = {"anyone": set(), "account": {"account"}, "invitation": {"code_hash"}}
 
 
+class Bots:
+    """Which seats bots play (docs/bots.md): one bot a seat at a time, taken back only from a
+    seat that has one."""
+
+    def __init__(self, players):
+        self.levels = [None] * players
+
+    def check(self, report, seq, kind, data):
+        seat = data.get("seat")
+        if kind not in ("table.bot_seated", "table.bot_left"):
+            return
+        if not 0 <= seat < len(self.levels):
+            report.fail("table", seq, "seat %d is not at this table" % seat)
+        elif kind == "table.bot_seated":
+            if data["level"] not in BOT_LEVELS:
+                report.fail("table", seq, "%r is not a bot" % (data["level"],))
+            elif self.levels[seat] is not None:
+                report.fail("table", seq, "a bot already plays seat %d" % seat)
+            else:
+                self.levels[seat] = data["level"]
+        elif self.levels[seat] is None:
+            report.fail("table", seq, "no bot plays seat %d" % seat)
+        else:
+            self.levels[seat] = None
+
+
 class Seating:
     """Who sits where in a game an account hosts (docs/audit.md, "Table events")."""
 
-    def __init__(self, host, players):
+    def __init__(self, host, players, bots):
         self.host = host
         self.holders = [None] * players
         self.offers = [None] * players
         self.moved = False
+        # The table's bots, which fill a seat as a holder does.
+        self.bots = bots
 
     def waiting(self):
-        return any(h is None for h in self.holders)
+        return any(h is None and b is None for h, b in zip(self.holders, self.bots.levels))
+
+    def taken(self, seat):
+        return self.holders[seat] is not None or self.bots.levels[seat] is not None
 
     def check(self, report, seq, kind, data):
         seat = data.get("seat")
@@ -380,7 +426,7 @@ class Seating:
         elif kind in ("table.seat_offered", "table.offer_withdrawn"):
             if not self.waiting():
                 report.fail("table", seq, "seats are offered only while the game waits for players")
-            elif self.holders[seat] is not None:
+            elif self.taken(seat):
                 report.fail("table", seq, "seat %d is taken" % seat)
             elif kind == "table.offer_withdrawn" and self.offers[seat] is None:
                 report.fail("table", seq, "seat %d has no offer to withdraw" % seat)
@@ -393,7 +439,7 @@ class Seating:
                 self.offers[seat] = None
         elif kind == "table.seated":
             account, offer = data["account"], self.offers[seat]
-            if self.holders[seat] is not None:
+            if self.taken(seat):
                 report.fail("table", seq, "seat %d is taken" % seat)
             elif account in self.holders:
                 report.fail("table", seq, "this account already plays another seat")
@@ -403,6 +449,11 @@ class Seating:
                 report.fail("table", seq, "seat %d was offered to another account" % seat)
             else:
                 self.holders[seat], self.offers[seat] = account, None
+        elif kind == "table.bot_seated":
+            # A bot sitting down in an empty seat takes it off offer.
+            self.offers[seat] = None
+        elif kind == "table.bot_left" and self.holders[seat] is None:
+            report.fail("table", seq, "seat %d has been a bot's from the start: nobody takes it back" % seat)
         elif kind == "table.aborted" and self.moved:
             report.fail("table", seq, "a game is aborted only before its first move")
         elif kind == "table.resigned" and self.waiting():
@@ -565,6 +616,7 @@ def verify(game, keys=None, extra_receipts=()):
     ended = False
     players = len(record.get("players") or [])
     seating = None
+    bots = Bots(players)
     clock = None
     moved = False
     previous_at = None
@@ -589,11 +641,13 @@ def verify(game, keys=None, extra_receipts=()):
         forfeit = False
         if is_table and isinstance(data, dict) and set(data) == set(TABLE_EVENTS.get(kind, {None: 0})):
             if kind == "table.hosted" and seating is None:
-                seating = Seating(data["account"], players)
+                seating = Seating(data["account"], players, bots)
             elif seating is not None:
                 seating.check(report, seq, kind, data)
             elif kind in ("table.seat_offered", "table.offer_withdrawn", "table.seated", "table.aborted"):
                 report.fail("table", seq, "seats are offered and taken only in a hosted game")
+            # After the seating's check, which asks who held the seat before this entry.
+            bots.check(report, seq, kind, data)
             if kind == "table.clock_set" and clock is None:
                 problem = clock_problem(data["control"], data["on_timeout"])
                 if problem:
@@ -803,7 +857,7 @@ def self_test():
     # Seating: what the table admits, with no game rules needed.
     def seating_failures(entries):
         report = Report()
-        seating = Seating("ann", 2)
+        seating = Seating("ann", 2, Bots(2))
         for seq, (kind, data) in enumerate(entries, start=2):
             seating.check(report, seq, kind, data)
         return len(report.failures)
@@ -840,9 +894,10 @@ def self_test():
             clock_problem({"kind": "correspondence", "days": 3}, "forfeit"),
             clock_problem({"kind": "correspondence", "days": 4}, "forfeit") is not None,
             clock_problem({"kind": "bank", "initial_hours": 48, "increment_hours": 1, "max_hours": 24}, "forfeit") is not None,
-            clock_problem({"kind": "correspondence", "days": 3}, "bot") is not None,
+            clock_problem({"kind": "correspondence", "days": 3}, "bot"),
+            clock_problem({"kind": "correspondence", "days": 3}, "bot_or_not") is not None,
         ],
-        [None, True, True, True],
+        [None, True, True, None, True],
     )
 
     def clock_failures(entries):
@@ -868,6 +923,34 @@ def self_test():
             ("table.vacation_began", {"seat": 1, "until": 900}, 100),
         ]),
         3,
+    )
+
+    def bot_failures(entries):
+        report = Report()
+        bots = Bots(2)
+        for seq, (kind, data) in enumerate(entries, start=2):
+            bots.check(report, seq, kind, data)
+        return len(report.failures)
+
+    check(
+        "bots: seated, taken back, seated again",
+        bot_failures([
+            ("table.bot_seated", {"seat": 1, "level": "steady"}),
+            ("table.bot_left", {"seat": 1}),
+            ("table.bot_seated", {"seat": 1, "level": "expert"}),
+        ]),
+        0,
+    )
+    check(
+        "bots: an unknown bot, two at once, none to take back, no such seat",
+        bot_failures([
+            ("table.bot_seated", {"seat": 0, "level": "grandmaster"}),
+            ("table.bot_seated", {"seat": 1, "level": "steady"}),
+            ("table.bot_seated", {"seat": 1, "level": "random"}),
+            ("table.bot_left", {"seat": 0}),
+            ("table.bot_seated", {"seat": 2, "level": "steady"}),
+        ]),
+        4,
     )
     print("SELF-TEST OK" if ok else "SELF-TEST FAILED")
     return ok

@@ -20,19 +20,66 @@ pub enum Status {
     Finished,
 }
 
-/// A player joining a new game.
+/// A player joining a new game: a person, or a bot.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
     /// The name shown at the table: 1 to 64 characters once trimmed, none of them a control
-    /// character.
+    /// character. Required for a person; a bot's seat is called after its level ("Steady
+    /// bot") unless named.
     #[schema(
         example = "Ann",
         min_length = 1,
         max_length = 64,
         pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
     )]
-    pub name: String,
+    pub name: Option<String>,
+    /// A bot plays this seat from the start (`docs/bots.md`). Its token is still given: with
+    /// it the seat can be taken back from the bot.
+    pub bot: Option<BotLevel>,
+}
+
+/// How well a bot plays (`docs/bots.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BotLevel {
+    /// Uniform over the legal moves, weighted where uniform play would be absurd.
+    Random,
+    /// A heuristic from the rule sheet's own advice.
+    Steady,
+    /// Searches the hidden cards (determinized Monte Carlo search) in the four hidden-hand
+    /// games; plays as `steady` in GOOGLY. About a second a move.
+    Expert,
+}
+
+impl From<BotLevel> for parlour_domain::bots::Level {
+    fn from(level: BotLevel) -> Self {
+        use parlour_domain::bots::Level;
+        match level {
+            BotLevel::Random => Level::Random,
+            BotLevel::Steady => Level::Steady,
+            BotLevel::Expert => Level::Expert,
+        }
+    }
+}
+
+impl From<parlour_domain::bots::Level> for BotLevel {
+    fn from(level: parlour_domain::bots::Level) -> Self {
+        use parlour_domain::bots::Level;
+        match level {
+            Level::Random => BotLevel::Random,
+            Level::Steady => BotLevel::Steady,
+            Level::Expert => BotLevel::Expert,
+        }
+    }
+}
+
+/// `PUT /v1/games/{id}/seats/{seat}/bot`: the bot to play the seat.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatBot {
+    /// Which bot.
+    pub level: BotLevel,
 }
 
 /// `POST /v1/games`.
@@ -131,7 +178,8 @@ pub enum TimeControlPlan {
 pub enum OnTimeout {
     /// The seat's default action is played for it (`docs/rules/<game>.md`), and play goes on.
     DefaultMove,
-    /// A bot takes the seat over: refused (`bot-unavailable`) until Parlour has bots.
+    /// A `steady` bot plays the seat from then on, until its player takes it back
+    /// (`DELETE /v1/games/{id}/seats/{seat}/bot`).
     Bot,
     /// The seat loses; the game ends with its concession (every seat ranked, it last).
     Forfeit,
@@ -175,6 +223,9 @@ pub struct CreatedSeat {
     /// The seat's bearer token: shown once, stored only as a hash. Send it as
     /// `Authorization: Bearer <token>`.
     pub token: String,
+    /// The bot that plays the seat, for a seat created for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotLevel>,
 }
 
 /// `201 Created`.
@@ -633,7 +684,7 @@ pub enum TableResult {
 pub enum TableEventData {
     /// `table.note`.
     Note(NoteData),
-    /// `table.resigned`, `table.offer_withdrawn`, `table.vacation_ended`.
+    /// `table.resigned`, `table.offer_withdrawn`, `table.vacation_ended`, `table.bot_left`.
     Seat(SeatData),
     /// `table.abandoned`.
     Abandoned(AbandonedData),
@@ -653,6 +704,19 @@ pub enum TableEventData {
     Reminded(RemindedData),
     /// `table.timed_out`.
     TimedOut(TimedOutData),
+    /// `table.bot_seated`.
+    BotSeated(BotSeatedData),
+}
+
+/// `table.bot_seated`: a bot plays the seat from now on; every move of the seat until
+/// `table.bot_left` is the bot's.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BotSeatedData {
+    /// The seat.
+    pub seat: u8,
+    /// Which bot.
+    pub level: BotLevel,
 }
 
 /// `table.reminded`: the seat has used 80 % of its time for this move.
@@ -667,7 +731,8 @@ pub struct RemindedData {
 }
 
 /// `table.timed_out`: the seat's time ran out. Under `default_move` its default action is the
-/// next entry, in the same commit; under `forfeit` the game ends.
+/// next entry, in the same commit; under `bot` a `table.bot_seated` is; under `forfeit` the
+/// game ends.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimedOutData {
@@ -797,6 +862,11 @@ pub enum SeatPlan {
     Invitation {},
     /// The first account to claim it.
     Anyone {},
+    /// A bot plays it, for the whole game (only when the game is created).
+    Bot {
+        /// Which bot.
+        level: BotLevel,
+    },
 }
 
 /// `POST /v1/me/games`: a game an account creates and hosts.
@@ -843,6 +913,9 @@ pub struct HostedSeat {
     /// For a seat offered by invitation: the code, shown only in this answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invitation: Option<Invitation>,
+    /// For a seat a bot plays: which bot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotLevel>,
 }
 
 /// `201 Created` for `POST /v1/me/games`.
@@ -908,6 +981,9 @@ pub struct SeatingSeat {
     pub holder: Option<AccountRef>,
     /// Who may claim it while it is empty; `null` once taken or while its offer is withdrawn.
     pub open_to: Option<OpenTo>,
+    /// The bot playing it, if one does (for its holder, until they take it back).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotLevel>,
 }
 
 /// `POST /v1/games/{id}/seats/{seat}/claim`.

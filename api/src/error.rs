@@ -48,6 +48,8 @@ pub enum Problem {
     NotInvited,
     /// Only the game's host may do this.
     NotHost,
+    /// Only the seat's player may do this to it.
+    NotYourSeat,
     /// The seat already has a player, or the account already plays another seat.
     SeatTaken,
     /// The game's seating does not allow it now: the game has begun, is still waiting for
@@ -81,8 +83,9 @@ pub enum Problem {
     AtCapacity,
     /// The move clock asked for cannot be used.
     InvalidClock,
-    /// A clock that hands a timed-out seat to a bot, which Parlour does not have yet.
-    BotUnavailable,
+    /// A bot plays the seat (so its player cannot move in it), or does not (so it cannot be
+    /// taken back from one), or already does.
+    BotSeat,
     /// A vacation that cannot begin or end now.
     VacationRefused,
     /// A webhook that cannot be registered or changed like that.
@@ -108,6 +111,7 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::MethodNotAllowed,     "method-not-allowed",     405, "That method is not allowed here"),
     (Problem::NotInvited,           "not-invited",            403, "The seat is not offered to you"),
     (Problem::NotHost,              "not-host",               403, "Only the game's host may do this"),
+    (Problem::NotYourSeat,          "not-your-seat",          403, "Only the seat's player may do this"),
     (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
     (Problem::SeatTaken,            "seat-taken",             409, "The seat is taken"),
     (Problem::SeatingClosed,        "seating-closed",         409, "The game's seats cannot change now"),
@@ -124,7 +128,7 @@ pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
     (Problem::IdempotencyKeyReused, "idempotency-key-reused", 422, "Idempotency-Key reused for another move"),
     (Problem::InvalidSelection,     "invalid-selection",      422, "Those games cannot be counted together"),
     (Problem::InvalidClock,         "invalid-clock",          422, "The move clock cannot be set like that"),
-    (Problem::BotUnavailable,       "bot-unavailable",        422, "No bot can take a seat yet"),
+    (Problem::BotSeat,              "bot-seat",               409, "The seat's bot does not allow that"),
     (Problem::VacationRefused,      "vacation-refused",       409, "The vacation cannot begin or end now"),
     (Problem::InvalidWebhook,       "invalid-webhook",        422, "The webhook cannot be registered like that"),
     (Problem::PreconditionRequired, "precondition-required",  428, "A move must say which version it was decided from"),
@@ -502,9 +506,13 @@ impl From<ServiceError> for ApiError {
             ServiceError::TableRefused(TableRefusal::BadClock(_)) | ServiceError::BadClock(_) => {
                 ApiError::new(Problem::InvalidClock, detail)
             }
-            ServiceError::TableRefused(TableRefusal::NoBots) | ServiceError::BotUnavailable => {
-                ApiError::new(Problem::BotUnavailable, detail)
-            }
+            ServiceError::TableRefused(
+                TableRefusal::AlreadyBot(_)
+                | TableRefusal::NotBot(_)
+                | TableRefusal::NobodyToTakeBack(_),
+            )
+            | ServiceError::PlayedByBot(_) => ApiError::new(Problem::BotSeat, detail),
+            ServiceError::NotYourSeat(_) => ApiError::new(Problem::NotYourSeat, detail),
             ServiceError::TableRefused(
                 TableRefusal::NoVacation
                 | TableRefusal::AlreadyAway(_)
@@ -568,6 +576,7 @@ mod tests {
             Problem::NotYourMove,
             Problem::NotInvited,
             Problem::NotHost,
+            Problem::NotYourSeat,
             Problem::SeatTaken,
             Problem::SeatingClosed,
             Problem::RuleViolation,
@@ -580,7 +589,7 @@ mod tests {
             Problem::GameInProgress,
             Problem::InvalidSelection,
             Problem::InvalidClock,
-            Problem::BotUnavailable,
+            Problem::BotSeat,
             Problem::VacationRefused,
             Problem::InvalidWebhook,
             Problem::LogFull,

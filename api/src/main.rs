@@ -89,6 +89,10 @@ struct Cli {
     /// new request.
     #[arg(long, env = "PARLOUR_IDEMPOTENCY_KEY_LIFETIME", default_value = "86400", value_parser = seconds)]
     idempotency_key_lifetime: Duration,
+    /// The least time, in milliseconds, a bot takes over a move: its thinking time must not
+    /// tell its opponents about its hand (`docs/bots.md`).
+    #[arg(long, env = "PARLOUR_BOT_PACE_MS", default_value = "1000", value_parser = milliseconds)]
+    bot_pace: Duration,
     /// Vacation days each account has a calendar year.
     #[arg(long, env = "PARLOUR_VACATION_DAYS", default_value_t = parlour::service::DEFAULT_VACATION_DAYS)]
     vacation_days: u32,
@@ -135,6 +139,13 @@ fn seconds(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(value).map_err(|e| e.to_string())
 }
 
+/// A whole number of milliseconds, zero included.
+fn milliseconds(text: &str) -> Result<Duration, String> {
+    text.parse::<u64>()
+        .map(Duration::from_millis)
+        .map_err(|_| format!("{text:?} is not a whole number of milliseconds"))
+}
+
 impl Cli {
     fn settings(&self) -> Result<Settings, String> {
         let cors = CorsSettings::parse(&self.cors_allow_origins, self.cors_allow_credentials)
@@ -163,6 +174,7 @@ impl Cli {
             rate_limits,
             require_preconditions: self.require_preconditions,
             vacation_days_per_year: self.vacation_days,
+            bot_pace: self.bot_pace,
             idempotency_key_lifetime: self.idempotency_key_lifetime,
             webhooks: WebhookSettings {
                 allow_private: self.webhooks_allow_private,

@@ -29,7 +29,7 @@ use utoipa::{Modify, OpenApi};
 use crate::dto;
 use crate::receipts;
 use crate::routes::{
-    accounts, catalog as catalog_routes, games, health, keys, seating, statistics, vacation,
+    accounts, bots, catalog as catalog_routes, games, health, keys, seating, statistics, vacation,
     webhooks,
 };
 
@@ -216,6 +216,7 @@ are of in `game`, the discriminator.",
         accounts::sign_in_code, accounts::sign_in,
         seating::host, seating::inbox, seating::claim, seating::offer, seating::withdraw,
         seating::abort, seating::resign, seating::stream, seating::notices,
+        bots::hand_over, bots::take_back,
         vacation::show, vacation::begin, vacation::end,
         webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
         webhooks::rotate, webhooks::test, webhooks::deliveries, webhooks::retry,
@@ -227,7 +228,7 @@ are of in `game`, the discriminator.",
         dto::LogHead, dto::GameFile, dto::ProblemDetails, dto::SeatHeader, dto::YouHeader, dto::TableResult,
         dto::TableEventData, dto::NoteData, dto::SeatData, dto::AbandonedData, dto::HostedData,
         dto::SeatOfferedData, dto::SeatedData, dto::AbortedData, dto::ClockSetData, dto::VacationBeganData,
-        dto::RemindedData, dto::TimedOutData,
+        dto::RemindedData, dto::TimedOutData, dto::BotSeatedData, dto::BotLevel, dto::SeatBot,
         dto::NewClock, dto::TimeControlPlan, dto::OnTimeout, dto::ClockView, dto::SeatClockView,
         dto::NewVacation, dto::VacationStatus, dto::SignInCode, dto::SignIn, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
         AnyAction, EventData, LoggedEventData,
@@ -249,6 +250,7 @@ are of in `game`, the discriminator.",
         (name = "receipts", description = "The keys that sign move receipts"),
         (name = "accounts", description = "Accounts and their named tokens"),
         (name = "tables", description = "Games hosted by accounts: seats, invitations, claims, aborts and resignations; the inbox"),
+        (name = "bots", description = "Bots in seats: hand a seat to one, take it back (`docs/bots.md`)"),
         (name = "webhooks", description = "Signed messages (Standard Webhooks) telling an account's endpoints of its games"),
     )
 )]

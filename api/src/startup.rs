@@ -22,6 +22,7 @@ use crate::service::webhooks::{WebhookCommits, WebhookSettings};
 use crate::service::{AfterCommit, Clock, Parlour};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
+use crate::workers::bots::BotPlayer;
 use crate::workers::clocks::ClockSweeper;
 use crate::workers::housekeeping::Housekeeper;
 use crate::workers::webhooks::{WebhookFanOut, WebhookRelay};
@@ -60,6 +61,9 @@ pub struct Settings {
     /// How webhooks are sent (`service::webhooks`): the receivers' timeout, and whether
     /// private addresses may be sent to (off by default).
     pub webhooks: WebhookSettings,
+    /// The least time a bot takes over a move (`service::bots::DEFAULT_BOT_PACE`, 1 s), so
+    /// that how long it thought does not tell its opponents about its hand.
+    pub bot_pace: std::time::Duration,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -92,6 +96,7 @@ impl Default for Settings {
             vacation_days_per_year: crate::service::DEFAULT_VACATION_DAYS,
             sweep_clocks: true,
             webhooks: WebhookSettings::default(),
+            bot_pace: crate::service::bots::DEFAULT_BOT_PACE,
         }
     }
 }
@@ -195,6 +200,7 @@ impl Application {
             .with_required_preconditions(settings.require_preconditions)
             .with_vacation_days(settings.vacation_days_per_year)
             .with_webhook_settings(settings.webhooks)
+            .with_bot_pace(settings.bot_pace)
             .with_after_commit(Arc::new(WebhookCommits));
         if let Some(clock) = hooks.clock {
             parlour = parlour.with_clock(clock);
@@ -214,6 +220,7 @@ impl Application {
         leader_jobs.push(Arc::new(Housekeeper::new(running.clone())));
         let mut outbox = hooks.outbox;
         outbox.push(Arc::new(WebhookFanOut::new(running.clone())));
+        outbox.push(Arc::new(BotPlayer::new(running.clone())));
         let workers = Workers {
             bus: Arc::new(Bus::new()),
             bus_settings: settings.bus,

@@ -230,6 +230,17 @@ impl Clocks {
         }
     }
 
+    /// Gives `seat` the control's first allowance again if its time has run out: a player
+    /// taking their seat back from the bot that played it since their timeout.
+    pub fn refill(&mut self, seat: Seat) {
+        let first = self.rules.control.first_allowance();
+        if let Some(clock) = self.seats.get_mut(seat.index()) {
+            if clock.allowance <= 0 {
+                clock.allowance = first;
+            }
+        }
+    }
+
     /// Stops `seat`'s clock with no time left: its time ran out.
     pub fn run_out(&mut self, seat: Seat) {
         if let Some(clock) = self.seats.get_mut(seat.index()) {

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::bots::Level;
 use crate::chance::Chance;
 use crate::clocks::{ClockRules, Clocks, Due, Moment, TimeControl, TimeoutPolicy};
 use crate::engine::{BadEvent, Decision, Recorded, Refused, Table};
@@ -116,6 +117,21 @@ pub enum TableEvent {
         /// The seat.
         seat: Seat,
     },
+    /// A bot plays the seat from now on: a seat created for one, an empty seat the host
+    /// filled with one, a seat its player handed over, or a seat that timed out under the
+    /// `bot` policy. Every move of the seat until `bot_left` is the bot's, decided and logged
+    /// as anyone's; its clock does not run meanwhile.
+    BotSeated {
+        /// The seat.
+        seat: Seat,
+        /// Which bot plays it.
+        level: Level,
+    },
+    /// The seat's player took it back from its bot.
+    BotLeft {
+        /// The seat.
+        seat: Seat,
+    },
 }
 
 /// Who may claim an offered seat.
@@ -175,11 +191,6 @@ impl Seating {
             .and_then(|i| u8::try_from(i).ok())
             .map(Seat)
     }
-
-    /// Whether some seat is still empty: the game waits for players, and nobody moves.
-    pub fn waiting(&self) -> bool {
-        self.seats.iter().any(|s| s.holder.is_none())
-    }
 }
 
 /// Why a table event cannot be recorded now.
@@ -227,9 +238,15 @@ pub enum TableRefusal {
     /// The clock asked for cannot be used.
     #[error("{0}")]
     BadClock(String),
-    /// No bot can play a seat yet, so no clock may hand a seat to one.
-    #[error("no bot can take over a seat yet: choose default_move or forfeit")]
-    NoBots,
+    /// The seat is already played by a bot.
+    #[error("a bot already plays {0}")]
+    AlreadyBot(Seat),
+    /// The seat is not played by a bot.
+    #[error("no bot plays {0}")]
+    NotBot(Seat),
+    /// The seat was a bot's from the start: nobody can take it from its bot.
+    #[error("{0} has been a bot's from the start, and has no player to take it back")]
+    NobodyToTakeBack(Seat),
     /// A timeout before the seat's deadline, or for a seat whose clock is not running.
     #[error("{0}'s time has not run out")]
     NotDue(Seat),
@@ -313,6 +330,8 @@ impl TableEvent {
             TableEvent::TimedOut { .. } => "timed_out",
             TableEvent::VacationBegan { .. } => "vacation_began",
             TableEvent::VacationEnded { .. } => "vacation_ended",
+            TableEvent::BotSeated { .. } => "bot_seated",
+            TableEvent::BotLeft { .. } => "bot_left",
         }
     }
 
@@ -363,6 +382,8 @@ pub struct TableState {
     clocks: Option<Clocks>,
     /// A seat that timed out under `default_move`, whose default action comes next.
     defaulting: Option<Seat>,
+    /// The bot playing each seat, if one does.
+    bots: Vec<Option<Level>>,
 }
 
 impl TableState {
@@ -374,7 +395,21 @@ impl TableState {
             seating: None,
             clocks: None,
             defaulting: None,
+            bots: vec![None; players],
         }
+    }
+
+    /// The bot playing `seat`, if one does.
+    pub fn bot(&self, seat: Seat) -> Option<Level> {
+        self.bots.get(seat.index()).copied().flatten()
+    }
+
+    /// Every seat a bot plays, with its bot, in seat order.
+    pub fn bots(&self) -> impl Iterator<Item = (Seat, Level)> + '_ {
+        self.bots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, bot)| Some((Seat(u8::try_from(i).ok()?), (*bot)?)))
     }
 
     /// The move clocks, in a game played on one.
@@ -392,9 +427,16 @@ impl TableState {
         self.seating.as_ref()
     }
 
-    /// Whether the game waits for players before anyone may move.
+    /// Whether the game waits for players before anyone may move: some seat of a hosted
+    /// game has neither an account nor a bot.
     pub fn waiting(&self) -> bool {
-        self.seating.as_ref().is_some_and(Seating::waiting)
+        self.seating.as_ref().is_some_and(|seating| {
+            seating
+                .seats
+                .iter()
+                .zip(&self.bots)
+                .any(|(seat, bot)| seat.holder.is_none() && bot.is_none())
+        })
     }
 
     /// Notes that a game event was applied: once a game is hosted, that is a move.
@@ -432,7 +474,7 @@ impl TableState {
                 if !self.waiting() {
                     return Err(TableRefusal::Begun);
                 }
-                if at.holder.is_some() {
+                if at.holder.is_some() || self.bot(*seat).is_some() {
                     return Err(TableRefusal::SeatTaken(*seat));
                 }
             }
@@ -441,7 +483,7 @@ impl TableState {
                 if !self.waiting() {
                     return Err(TableRefusal::Begun);
                 }
-                if at.holder.is_some() {
+                if at.holder.is_some() || self.bot(*seat).is_some() {
                     return Err(TableRefusal::SeatTaken(*seat));
                 }
                 if at.offer.is_none() {
@@ -454,7 +496,7 @@ impl TableState {
                 name,
             } => {
                 let at = self.seat(*seat)?;
-                if at.holder.is_some() {
+                if at.holder.is_some() || self.bot(*seat).is_some() {
                     return Err(TableRefusal::SeatTaken(*seat));
                 }
                 let seating = self.seating.as_ref().ok_or(TableRefusal::NotHosted)?;
@@ -521,18 +563,11 @@ impl TableState {
             | TableEvent::OfferWithdrawn { .. }
             | TableEvent::Seated { .. }
             | TableEvent::Aborted {} => self.admit_seating(event)?,
-            TableEvent::ClockSet {
-                control,
-                on_timeout,
-                ..
-            } => {
+            TableEvent::ClockSet { control, .. } => {
                 if self.clocks.is_some() {
                     return Err(TableRefusal::AlreadyClocked);
                 }
                 control.check().map_err(TableRefusal::BadClock)?;
-                if *on_timeout == TimeoutPolicy::Bot {
-                    return Err(TableRefusal::NoBots);
-                }
             }
             TableEvent::Reminded { seat, due } => {
                 let clock = self.clock_of(*seat)?;
@@ -561,6 +596,26 @@ impl TableState {
             TableEvent::VacationEnded { seat } => {
                 if !self.clock_of(*seat)?.away_at(at) {
                     return Err(TableRefusal::NotAway(*seat));
+                }
+            }
+            TableEvent::BotSeated { seat, .. } => {
+                if seat.index() >= self.players {
+                    return Err(TableRefusal::NoSuchSeat(*seat));
+                }
+                if self.bot(*seat).is_some() {
+                    return Err(TableRefusal::AlreadyBot(*seat));
+                }
+            }
+            TableEvent::BotLeft { seat } => {
+                if seat.index() >= self.players {
+                    return Err(TableRefusal::NoSuchSeat(*seat));
+                }
+                if self.bot(*seat).is_none() {
+                    return Err(TableRefusal::NotBot(*seat));
+                }
+                // In a hosted game only an account can play a seat a bot leaves.
+                if self.seat(*seat).is_ok_and(|at| at.holder.is_none()) {
+                    return Err(TableRefusal::NobodyToTakeBack(*seat));
                 }
             }
         }
@@ -643,9 +698,9 @@ impl TableState {
                 if let Some(clocks) = &mut self.clocks {
                     clocks.run_out(*seat);
                     match clocks.rules.on_timeout {
-                        TimeoutPolicy::DefaultMove | TimeoutPolicy::Bot => {
-                            self.defaulting = Some(*seat);
-                        }
+                        TimeoutPolicy::DefaultMove => self.defaulting = Some(*seat),
+                        // The seat's bot is seated by the next entry, in the same commit.
+                        TimeoutPolicy::Bot => {}
                         TimeoutPolicy::Forfeit => {
                             self.ended = Some(TableOutcome::Forfeit {
                                 seat: *seat,
@@ -665,6 +720,23 @@ impl TableState {
                     clocks.come_back(*seat, at);
                 }
             }
+            TableEvent::BotSeated { seat, level } => {
+                if let Some(bot) = self.bots.get_mut(seat.index()) {
+                    *bot = Some(*level);
+                }
+                // An empty seat filled by a bot is no longer on offer.
+                if let Some(at) = self.seat_mut(*seat) {
+                    at.offer = None;
+                }
+            }
+            TableEvent::BotLeft { seat } => {
+                if let Some(bot) = self.bots.get_mut(seat.index()) {
+                    *bot = None;
+                }
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.refill(*seat);
+                }
+            }
         }
     }
 
@@ -672,7 +744,13 @@ impl TableState {
     /// `mover` just made one.
     fn settle(&mut self, owing: &[Seat], mover: Option<Seat>, at: Moment) {
         if let Some(clocks) = &mut self.clocks {
-            clocks.settle(owing, mover, at);
+            // A bot answers at once: its seat's clock does not run.
+            let owing: Vec<Seat> = owing
+                .iter()
+                .copied()
+                .filter(|seat| self.bots.get(seat.index()).is_none_or(Option::is_none))
+                .collect();
+            clocks.settle(&owing, mover, at);
         }
     }
 
@@ -1439,13 +1517,109 @@ mod tests {
     }
 
     #[test]
-    fn no_clock_may_hand_a_seat_to_a_bot_yet() {
-        let clock = TableEvent::ClockSet {
-            control: TimeControl::Correspondence { days: 2 },
-            on_timeout: TimeoutPolicy::Bot,
-            vacation: true,
+    fn a_bot_seated_is_stored_under_the_table_prefix_and_read_back_exactly() {
+        let seated = TableEvent::BotSeated {
+            seat: Seat(1),
+            level: Level::Expert,
         };
-        assert_eq!(girl_for_two().admit(&clock, NOW), Err(TableRefusal::NoBots));
+        let stored = seated.to_recorded();
+        assert_eq!(stored.kind, "table.bot_seated");
+        assert_eq!(stored.data, json!({"seat": 1, "level": "expert"}));
+        assert_eq!(TableEvent::from_recorded(&stored), Ok(seated));
+    }
+
+    #[test]
+    fn a_seat_has_one_bot_at_a_time_and_only_a_bots_seat_can_be_taken_back() {
+        let mut sitting = girl_for_two();
+        let left = TableEvent::BotLeft { seat: Seat(1) };
+        assert_eq!(
+            sitting.admit(&left, NOW),
+            Err(TableRefusal::NotBot(Seat(1)))
+        );
+        let seated = TableEvent::BotSeated {
+            seat: Seat(1),
+            level: Level::Steady,
+        };
+        assert_eq!(sitting.admit(&seated, NOW), Ok(()));
+        sitting.apply_table(&seated, NOW);
+        assert_eq!(sitting.table.bot(Seat(1)), Some(Level::Steady));
+        assert_eq!(
+            sitting.table.bots().collect::<Vec<_>>(),
+            vec![(Seat(1), Level::Steady)]
+        );
+        assert_eq!(
+            sitting.admit(&seated, NOW),
+            Err(TableRefusal::AlreadyBot(Seat(1)))
+        );
+        let far = TableEvent::BotSeated {
+            seat: Seat(2),
+            level: Level::Steady,
+        };
+        assert_eq!(
+            sitting.admit(&far, NOW),
+            Err(TableRefusal::NoSuchSeat(Seat(2)))
+        );
+        assert_eq!(sitting.admit(&left, NOW), Ok(()));
+        sitting.apply_table(&left, NOW);
+        assert_eq!(sitting.table.bot(Seat(1)), None);
+    }
+
+    #[test]
+    fn a_seat_a_bot_plays_has_no_running_clock_and_gets_its_time_back_when_taken_back() {
+        let mut sitting = clocked_girl_for_two(TimeoutPolicy::Bot);
+        let seat = sitting.to_act()[0];
+        let late = NOW.plus(2 * DAY);
+        let timeout = TableEvent::TimedOut {
+            seat,
+            deadline: late,
+        };
+        assert_eq!(sitting.admit(&timeout, late), Ok(()));
+        sitting.apply_table(&timeout, late);
+        // Under `bot` nothing is defaulted: the seat's bot is seated next and plays on.
+        assert_eq!(sitting.table.defaulting(), None);
+        assert!(!sitting.is_over());
+        let seated = TableEvent::BotSeated {
+            seat,
+            level: Level::Steady,
+        };
+        assert_eq!(sitting.admit(&seated, late), Ok(()));
+        sitting.apply_table(&seated, late);
+        assert!(
+            sitting.to_act().contains(&seat),
+            "the game still waits for the seat"
+        );
+        assert_eq!(sitting.deadline(seat), None, "a bot's clock does not run");
+        assert!(sitting.due(late.plus(30 * DAY)).is_empty());
+        let back = late.plus(DAY);
+        let left = TableEvent::BotLeft { seat };
+        sitting.apply_table(&left, back);
+        assert_eq!(sitting.deadline(seat), Some(back.plus(2 * DAY)));
+    }
+
+    #[test]
+    fn a_hosted_seat_filled_by_a_bot_is_taken_and_cannot_be_handed_back_to_nobody() {
+        let mut sitting = hosted_girl_for_two();
+        assert!(sitting.table.waiting());
+        let seated = TableEvent::BotSeated {
+            seat: Seat(1),
+            level: Level::Random,
+        };
+        assert_eq!(sitting.admit(&seated, NOW), Ok(()));
+        sitting.apply_table(&seated, NOW);
+        assert!(!sitting.table.waiting(), "a bot fills the seat");
+        assert_eq!(
+            sitting.table.seating().unwrap().seats[1].offer,
+            None,
+            "nor is it on offer any more"
+        );
+        assert_eq!(
+            sitting.admit(&seat(1, "bea"), NOW),
+            Err(TableRefusal::SeatTaken(Seat(1)))
+        );
+        assert_eq!(
+            sitting.admit(&TableEvent::BotLeft { seat: Seat(1) }, NOW),
+            Err(TableRefusal::NobodyToTakeBack(Seat(1)))
+        );
     }
 
     #[test]

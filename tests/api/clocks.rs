@@ -21,6 +21,7 @@ use rand_core::SeedableRng;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use crate::helpers::new_account as account;
 use crate::helpers::{assert_problem, fresh_database, serve_with_clock, Backend, Guard, TestApp};
 
 const HOUR: Duration = Duration::from_secs(3600);
@@ -71,12 +72,6 @@ async fn clocked(backend: Backend) -> Clocked {
         running,
         _guard: guard,
     }
-}
-
-async fn account(app: &TestApp, name: &str) -> String {
-    let (status, created) = app.post("/v1/accounts", None, &json!({"name": name})).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    created["token"]["secret"].as_str().unwrap().to_string()
 }
 
 /// Ann hosts a two-seat GIRL game on `clock` and Bea takes the other seat: the game's id
@@ -301,11 +296,67 @@ async fn under_forfeit_the_seat_out_of_time_loses_with_its_concession(c: Clocked
     );
 }
 
+async fn under_bot_a_steady_bot_plays_the_seat_that_ran_out_until_its_player_takes_it_back(
+    c: Clocked,
+) {
+    let (id, tokens) = girl_on(&c.app, correspondence(1, "bot")).await;
+    let seat = first_to_act(&c.app, &id).await;
+    let token = &tokens[seat as usize];
+    c.clock.advance(DAY);
+    let sweep = c.service.sweep_clocks().await.unwrap();
+    assert_eq!(sweep.timeouts, 1, "{sweep:?}");
+    let entries = log(&c.app, &id).await;
+    let at = entries
+        .iter()
+        .position(|e| e["type"] == "table.timed_out")
+        .expect("the timeout is in the log");
+    assert_eq!(entries[at]["data"]["seat"], json!(seat));
+    // In the same commit, a steady bot takes the seat.
+    assert_eq!(entries[at + 1]["type"], "table.bot_seated");
+    assert_eq!(
+        entries[at + 1]["data"],
+        json!({"seat": seat, "level": "steady"})
+    );
+    assert_eq!(entries[at + 1]["at"], entries[at]["at"]);
+    // The bot plays the seat's move soon after, and its clock no longer runs.
+    let mut view = c.app.view(&id, None).await;
+    for _ in 0..100 {
+        if !view["to_act"].as_array().unwrap().contains(&json!(seat)) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        view = c.app.view(&id, None).await;
+    }
+    assert!(
+        !view["to_act"].as_array().unwrap().contains(&json!(seat)),
+        "the bot moved: {view}"
+    );
+    assert_eq!(view["seats"][seat as usize]["bot"], "steady", "{view}");
+    assert_eq!(view["status"], "active", "play goes on");
+    let (status, refused) = c.app.act(&id, token, &json!({"type": "turn_up"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["type"], "/problems/bot-seat");
+
+    // Back from wherever they were, the player takes the seat back with their account.
+    let res = c
+        .app
+        .request(
+            Method::DELETE,
+            &format!("/v1/games/{id}/seats/{seat}/bot"),
+            Some(token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let back: Value = res.json().await.unwrap();
+    assert!(back["seats"][seat as usize].get("bot").is_none(), "{back}");
+    assert_audits(&c.app, &id).await;
+}
+
 async fn a_clock_that_cannot_be_kept_is_refused_with_a_clear_problem(c: Clocked) {
     let ann = account(&c.app, "Ann").await;
     for (clock, code) in [
         (correspondence(4, "forfeit"), "invalid-clock"),
-        (correspondence(3, "bot"), "bot-unavailable"),
         (
             json!({"control": {"kind": "bank", "initial_hours": 48, "increment_hours": 1, "max_hours": 24}, "on_timeout": "forfeit"}),
             "invalid-clock",
@@ -826,6 +877,7 @@ clocked_on_both_backends!(
     a_reminder_is_recorded_once_at_eighty_percent_and_only_its_player_is_told,
     a_move_after_the_deadline_is_refused_and_the_default_move_is_played_for_the_seat,
     under_forfeit_the_seat_out_of_time_loses_with_its_concession,
+    under_bot_a_steady_bot_plays_the_seat_that_ran_out_until_its_player_takes_it_back,
     a_clock_that_cannot_be_kept_is_refused_with_a_clear_problem,
     a_bank_clock_charges_the_time_used_and_credits_the_increment,
     a_vacation_stops_the_clock_in_every_game_and_an_early_return_restarts_it,

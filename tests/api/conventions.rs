@@ -302,8 +302,9 @@ impl GameStore for HeldAppend {
         game: &GameRecord,
         seats: &[SeatCredential],
         events: &[StoredEvent],
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
-        self.inner.create_game(game, seats, events).await
+        self.inner.create_game(game, seats, events, outbox).await
     }
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         self.inner.game(id).await

@@ -218,6 +218,8 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 pub async fn spawn_app_on(url: &str, guard: Guard) -> TestApp {
     let settings = Settings {
         rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
+        // Bots answer at once: games with bots in them play to the end in seconds.
+        bot_pace: std::time::Duration::ZERO,
         ..Settings::default()
     };
     spawn_app_with(url, guard, settings).await
@@ -406,6 +408,13 @@ macro_rules! on_both_backends {
             )*
         }
     };
+}
+
+/// Creates an account called `name`: its token.
+pub async fn new_account(app: &TestApp, name: &str) -> String {
+    let (status, created) = app.post("/v1/accounts", None, &json!({"name": name})).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    created["token"]["secret"].as_str().unwrap().to_string()
 }
 
 /// A JSON list of card ids as strings.

@@ -13,6 +13,7 @@
 mod accounts;
 mod attacks;
 mod basics;
+mod bots;
 mod british_birds;
 mod bus;
 mod client;

@@ -24,6 +24,7 @@ use rand_core::SeedableRng;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use crate::helpers::new_account as account;
 use crate::helpers::{assert_problem, fresh_database, Backend, Guard, TestApp};
 
 /// What the receiver does with the next request.
@@ -184,12 +185,6 @@ async fn hooked(backend: Backend) -> Hooked {
         running,
         _guard: guard,
     }
-}
-
-async fn account(app: &TestApp, name: &str) -> String {
-    let (status, created) = app.post("/v1/accounts", None, &json!({"name": name})).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    created["token"]["secret"].as_str().unwrap().to_string()
 }
 
 const ALL_EVENTS: [&str; 6] = [

@@ -1,6 +1,7 @@
 //! HTTP handlers: extract, call one service function, map to a response.
 
 pub mod accounts;
+pub mod bots;
 pub mod catalog;
 pub mod docs;
 pub mod games;
@@ -126,6 +127,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(seating::withdraw)
         .service(seating::abort)
         .service(seating::resign)
+        .service(bots::hand_over)
+        .service(bots::take_back)
         .service(seating::stream)
         .service(seating::notices)
         .service(vacation::show)

@@ -25,7 +25,7 @@ use crate::store::FeedCursor;
 const PROBLEM: &str = "application/problem+json";
 
 /// A seat number from the path; one that is no seat is no resource.
-fn seat_number(raw: &str) -> Result<u8, ApiError> {
+pub(super) fn seat_number(raw: &str) -> Result<u8, ApiError> {
     raw.parse::<u8>()
         .map_err(|_| ApiError::new(Problem::NotFound, format!("there is no seat {raw:?}")))
 }

@@ -1,6 +1,17 @@
 //! Making a move: decide from the cached table, seal, append, apply, answer with a receipt.
 
+use parlour_domain::table_events::TableRefusal;
+
 use super::*;
+
+/// Who makes a move: the seat's player, or the bot that plays the seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mover {
+    /// The seat's player: refused while a bot plays the seat.
+    Player,
+    /// The seat's bot: refused once nobody does.
+    Bot,
+}
 
 impl Parlour {
     /// Makes a move for `caller`'s seat and answers with their new view, or with the first
@@ -11,6 +22,19 @@ impl Parlour {
                 "a move needs the seat's bearer token",
             ));
         };
+        self.act_as(id, seat, request, Mover::Player).await
+    }
+
+    /// Makes a move in `seat` for `mover`: the one path every move takes, a person's or a
+    /// bot's, so that both are decided, logged and answered alike.
+    pub(super) async fn act_as(
+        &self,
+        id: Uuid,
+        seat: u8,
+        request: Move,
+        mover: Mover,
+    ) -> Result<Acted> {
+        let caller = Caller::Seat(seat);
         if self.require_preconditions && request.if_match.is_none() {
             return Err(ServiceError::PreconditionRequired);
         }
@@ -34,6 +58,18 @@ impl Parlour {
         for _ in 0..APPEND_ATTEMPTS {
             let mut guard = slot.game.lock().await;
             let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
+            let played_by_bot = loaded.sitting.table.bot(Seat(seat)).is_some();
+            if played_by_bot != (mover == Mover::Bot) {
+                // A cached table may not know yet that the seat changed hands.
+                if freshness == Freshness::Cached {
+                    freshness = Freshness::AtHead;
+                    continue;
+                }
+                return Err(match mover {
+                    Mover::Player => ServiceError::PlayedByBot(seat),
+                    Mover::Bot => TableRefusal::NotBot(Seat(seat)).into(),
+                });
+            }
             if let Some(key) = &request.idempotency_key {
                 if let Some(first) = self.store.idempotent_move(id, seat, key).await? {
                     let cutoff = self.idempotency_cutoff();

@@ -49,7 +49,7 @@ pub(super) fn clock_entry(clock: Option<&NewClock>) -> Result<Option<TableEvent>
     let on_timeout = match clock.on_timeout {
         OnTimeout::DefaultMove => TimeoutPolicy::DefaultMove,
         OnTimeout::Forfeit => TimeoutPolicy::Forfeit,
-        OnTimeout::Bot => return Err(ServiceError::BotUnavailable),
+        OnTimeout::Bot => TimeoutPolicy::Bot,
     };
     Ok(Some(TableEvent::ClockSet {
         control,
@@ -198,8 +198,8 @@ impl Parlour {
     }
 
     /// The entries that record `due` at `at`, chained onto the log, and the game as they
-    /// leave it: a reminder alone; a timeout, and under `default_move` the seat's default
-    /// action as a move of its own in the same commit.
+    /// leave it: a reminder alone; a timeout, and in the same commit under `default_move` the
+    /// seat's default action as a move of its own, under `bot` a `steady` bot seated.
     fn record_due(
         &self,
         loaded: &Loaded,
@@ -237,6 +237,27 @@ impl Parlour {
             &loaded.head_hash,
             at,
         )?;
+        let policy = scratch.table.clocks().map(|c| c.rules.on_timeout);
+        if let (Due::Timeout(seat), Some(TimeoutPolicy::Bot)) = (due, policy) {
+            // The seat's bot is seated in the same commit, so the log never shows a seat out
+            // of time with nobody to play it.
+            let seated = TableEvent::BotSeated {
+                seat,
+                level: parlour_domain::bots::Level::Steady,
+            };
+            scratch.admit(&seated, now)?;
+            scratch.apply_table(&seated, now);
+            let head = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+            events.extend(chain_events(
+                &loaded.record,
+                &[seated.to_recorded()],
+                loaded.version + 2,
+                None,
+                None,
+                &head,
+                at,
+            )?);
+        }
         if let (Due::Timeout(seat), Some(defaulting)) = (due, scratch.table.defaulting()) {
             debug_assert_eq!(seat, defaulting);
             let action = scratch

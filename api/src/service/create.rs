@@ -37,16 +37,23 @@ pub(super) struct Founded {
 impl Parlour {
     /// Creates a game: checks the table, deals, stores it, and hands out one token per seat.
     pub async fn create_game(&self, request: NewGame) -> Result<CreatedGame> {
-        let players = request
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                Ok(Player {
-                    name: text::player_name(&format!("players[{i}].name"), &p.name)?,
-                })
-            })
-            .collect::<Result<Vec<Player>>>()?;
+        let mut players = Vec::with_capacity(request.players.len());
+        let mut table = Vec::new();
+        for (i, p) in request.players.iter().enumerate() {
+            let field = format!("players[{i}].name");
+            let name = match (&p.name, p.bot) {
+                (Some(name), _) => text::player_name(&field, name)?,
+                (None, Some(level)) => bots::bot_name(level),
+                (None, None) => return Err(SeatingRefusal::Nameless(i).into()),
+            };
+            if let (Some(level), Ok(seat)) = (p.bot, u8::try_from(i)) {
+                table.push(TableEvent::BotSeated {
+                    seat: Seat(seat),
+                    level: level.into(),
+                });
+            }
+            players.push(Player { name });
+        }
         let mut seats = Vec::with_capacity(players.len());
         let mut credentials = Vec::with_capacity(players.len());
         for (i, player) in players.iter().enumerate() {
@@ -64,6 +71,7 @@ impl Parlour {
                 seat,
                 name: player.name.clone(),
                 token,
+                bot: request.players.get(i).and_then(|p| p.bot),
             });
         }
         let founded = self
@@ -73,8 +81,9 @@ impl Parlour {
                 players,
                 options: request.options,
                 seed: request.seed,
-                table: clocks::clock_entry(request.clock.as_ref())?
+                table: table
                     .into_iter()
+                    .chain(clocks::clock_entry(request.clock.as_ref())?)
                     .collect(),
                 credentials: credentials.clone(),
                 links: Vec::new(),
@@ -167,8 +176,9 @@ impl Parlour {
                 .link_account_game(*account, record.id, self.clock.now())
                 .await?;
         }
+        let work = bots::BotTurns::opening(&record, &events);
         self.store
-            .create_game(&record, &founding.credentials, &events)
+            .create_game(&record, &founding.credentials, &events, &work)
             .await?;
         self.commits.committed();
         let version = events.len() as u64;

@@ -457,7 +457,10 @@ fn inbox_row(
     let status = status_of(sitting);
     let to_act: Vec<u8> = sitting.to_act().iter().map(|s| s.0).collect();
     let asked = match (seat, offered_seat) {
-        (Some(seat), _) if to_act.contains(&seat) => Asked::Move,
+        // A seat its bot plays is not its player's move.
+        (Some(seat), _) if to_act.contains(&seat) && sitting.table.bot(Seat(seat)).is_none() => {
+            Asked::Move
+        }
         (None, Some(_)) if status == Status::Waiting => Asked::Claim,
         _ => Asked::Nothing,
     };

@@ -144,11 +144,13 @@ pub enum ServiceError {
     /// The caller has no such webhook, or the webhook no such delivery.
     #[error("there is no webhook {0}")]
     WebhookNotFound(String),
-    /// A clock that hands a timed-out seat to a bot: Parlour has none yet.
-    #[error(
-        "no bot can take over a seat yet: choose `default_move` or `forfeit` for `on_timeout`"
-    )]
-    BotUnavailable,
+    /// A bot plays the seat: its moves are the bot's until its player takes it back.
+    #[error("a bot plays seat {0}: take the seat back from it (DELETE /v1/games/{{id}}/seats/{0}/bot) to move yourself")]
+    PlayedByBot(u8),
+    /// Only a seat's player hands it to a bot or takes it back (and only the host fills an
+    /// empty seat with one).
+    #[error("seat {0} is not yours to hand to a bot or take back from one")]
+    NotYourSeat(u8),
     /// A vacation that cannot begin or end now.
     #[error("{0}")]
     Vacation(String),
@@ -173,6 +175,7 @@ mod access;
 mod accounts;
 mod act;
 mod audit;
+pub mod bots;
 mod cache;
 mod clock;
 mod clocks;
@@ -249,6 +252,8 @@ pub struct Parlour {
     vacation_days: u32,
     /// How the webhook relay sends.
     webhook_settings: webhooks::WebhookSettings,
+    /// The least time a bot takes over a move.
+    bot_pace: Duration,
 }
 
 /// How an append went, when it did not fail outright.
@@ -449,7 +454,8 @@ impl Parlour {
             slots: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
             max_events: crate::limits::MAX_EVENTS_PER_GAME,
-            after_commit: Vec::new(),
+            // Bots are part of every table's rules of play, not an option of the deployment.
+            after_commit: vec![Arc::new(bots::BotTurns)],
             commits: Arc::new(CommitSignal::default()),
             moves_recorded: std::sync::atomic::AtomicU64::new(0),
             clock: Arc::new(SystemClock),
@@ -458,7 +464,14 @@ impl Parlour {
             in_flight: Arc::new(Mutex::new(HashSet::new())),
             vacation_days: vacation::DEFAULT_VACATION_DAYS,
             webhook_settings: webhooks::WebhookSettings::default(),
+            bot_pace: bots::DEFAULT_BOT_PACE,
         }
+    }
+
+    /// The same service letting each bot move no sooner than `pace` after it began to think.
+    pub fn with_bot_pace(mut self, pace: Duration) -> Self {
+        self.bot_pace = pace;
+        self
     }
 
     /// The same service sending webhooks so.

@@ -186,6 +186,13 @@ pub(super) fn game_view(
                         .unwrap_or("")
                 )),
             );
+            // Everyone sees which seats a bot plays, and which bot.
+            if let Some(bot) = u8::try_from(i)
+                .ok()
+                .and_then(|i| sitting.table.bot(Seat(i)))
+            {
+                seat.insert("bot".into(), json!(bot.name()));
+            }
             match public {
                 Value::Object(map) => seat.extend(map),
                 Value::Null => {}
@@ -208,7 +215,13 @@ pub(super) fn game_view(
                 }
                 None => {}
             }
-            (Some(Value::Object(you)), sitting.legal_actions(Seat(seat)))
+            // A seat its bot plays has nothing its player may send until they take it back.
+            let legal = if sitting.table.bot(Seat(seat)).is_some() {
+                Vec::new()
+            } else {
+                sitting.legal_actions(Seat(seat))
+            };
+            (Some(Value::Object(you)), legal)
         }
     };
     GameView {
@@ -228,7 +241,7 @@ pub(super) fn game_view(
         seating: sitting
             .table
             .seating()
-            .and_then(super::seating::seating_view),
+            .and_then(|seating| super::seating::seating_view(seating, &sitting.table)),
         clock: super::clocks::clock_view(sitting),
     }
 }

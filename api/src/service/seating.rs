@@ -8,12 +8,12 @@
 //! host is shown the code once. Two claims of one seat race for the same position in the log:
 //! one is recorded, the other finds the seat taken.
 
-use parlour_domain::table_events::{Holder, Offer, Seating, TableRefusal};
+use parlour_domain::table_events::{Holder, Offer, Seating, TableRefusal, TableState};
 
 use super::*;
 use crate::dto::{
-    AccountRef, HostedGame, HostedSeat, Invitation, NewHostedGame, OpenTo, SeatPlan, SeatingSeat,
-    SeatingView,
+    AccountRef, BotLevel, HostedGame, HostedSeat, Invitation, NewHostedGame, OpenTo, SeatPlan,
+    SeatingSeat, SeatingView,
 };
 
 /// What every invitation code begins with.
@@ -37,6 +37,12 @@ pub enum SeatingRefusal {
     /// `me` is not something to offer a seat to: the host claims a seat like anyone.
     #[error("a seat is offered to an account, by invitation or to anyone; to sit in it yourself, offer it to yourself")]
     OfferToMe,
+    /// A person's seat of a new game was given no name.
+    #[error("players[{0}].name is required (only a bot's seat may go without a name)")]
+    Nameless(usize),
+    /// A bot is not offered a seat: it is given one (`PUT /v1/games/{id}/seats/{seat}/bot`).
+    #[error("a bot is not offered a seat but given it: PUT /v1/games/{{id}}/seats/{{seat}}/bot")]
+    OfferToBot,
 }
 
 /// An account's id as the log writes it.
@@ -65,7 +71,7 @@ fn open_to(offer: &Offer) -> OpenTo {
 }
 
 /// The view's `seating` of a hosted game.
-pub(super) fn seating_view(seating: &Seating) -> Option<SeatingView> {
+pub(super) fn seating_view(seating: &Seating, table: &TableState) -> Option<SeatingView> {
     Some(SeatingView {
         host: account_ref(&seating.host)?,
         seats: seating
@@ -76,6 +82,10 @@ pub(super) fn seating_view(seating: &Seating) -> Option<SeatingView> {
                 seat: u8::try_from(i).unwrap_or(u8::MAX),
                 holder: seat.holder.as_ref().and_then(account_ref),
                 open_to: seat.offer.as_ref().map(open_to),
+                bot: u8::try_from(i)
+                    .ok()
+                    .and_then(|i| table.bot(Seat(i)))
+                    .map(BotLevel::from),
             })
             .collect(),
     })
@@ -116,7 +126,7 @@ impl Parlour {
             let account = match plan {
                 SeatPlan::Me {} => Some(host.id),
                 SeatPlan::Account { account } => Some(*account),
-                SeatPlan::Invitation {} | SeatPlan::Anyone {} => None,
+                SeatPlan::Invitation {} | SeatPlan::Anyone {} | SeatPlan::Bot { .. } => None,
             };
             if let Some(account) = account {
                 if let Some((first, _)) = accounts.iter().find(|(_, a)| *a == account) {
@@ -140,6 +150,7 @@ impl Parlour {
                     named.name
                 }
                 SeatPlan::Invitation {} | SeatPlan::Anyone {} => empty_seat_name(i),
+                SeatPlan::Bot { level } => super::bots::bot_name(*level),
             };
             players.push(Player { name });
         }
@@ -158,6 +169,7 @@ impl Parlour {
                 holder: None,
                 open_to: None,
                 invitation: None,
+                bot: None,
             };
             match plan {
                 SeatPlan::Me {} => {
@@ -196,6 +208,13 @@ impl Parlour {
                     });
                     hosted.open_to = Some(OpenTo::Anyone);
                 }
+                SeatPlan::Bot { level } => {
+                    table.push(TableEvent::BotSeated {
+                        seat: Seat(seat),
+                        level: (*level).into(),
+                    });
+                    hosted.bot = Some(*level);
+                }
             }
             seats.push(hosted);
         }
@@ -231,7 +250,7 @@ impl Parlour {
     }
 
     /// The host's account, or `NotHost`.
-    fn require_host(sitting: &Sitting, caller: &AccountCaller) -> Result<()> {
+    pub(super) fn require_host(sitting: &Sitting, caller: &AccountCaller) -> Result<()> {
         let seating = sitting
             .table
             .seating()
@@ -294,10 +313,12 @@ impl Parlour {
             holder: None,
             open_to: None,
             invitation: None,
+            bot: None,
         };
         let mut link = None;
         let offer = match to {
             SeatPlan::Me {} => return Err(SeatingRefusal::OfferToMe.into()),
+            SeatPlan::Bot { .. } => return Err(SeatingRefusal::OfferToBot.into()),
             SeatPlan::Anyone {} => {
                 hosted.open_to = Some(OpenTo::Anyone);
                 Offer::Anyone {}

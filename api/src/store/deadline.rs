@@ -176,8 +176,9 @@ impl<S: EventStore> GameStore for Deadline<S> {
         game: &GameRecord,
         seats: &[SeatCredential],
         events: &[StoredEvent],
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
-        self.run(true, self.inner.create_game(game, seats, events))
+        self.run(true, self.inner.create_game(game, seats, events, outbox))
             .await
     }
 

@@ -245,12 +245,14 @@ pub enum StoreError {
 /// A game's creation record, its seats and their credentials.
 #[async_trait]
 pub trait GameStore: Send + Sync {
-    /// Records a new game, its seats and its opening events, all or nothing.
+    /// Records a new game, its seats, its opening events and the durable work that must
+    /// follow them (`OutboxMessage`), all or nothing.
     async fn create_game(
         &self,
         game: &GameRecord,
         seats: &[SeatCredential],
         events: &[StoredEvent],
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError>;
 
     /// The game's creation record.

@@ -185,6 +185,17 @@ fn append_sql(key: bool, outbox: bool) -> String {
     format!("WITH {} {last}", parts.join(", "))
 }
 
+/// Binds the messages `append_sql(_, true)` writes (nothing when there are none).
+fn bind_outbox<'q>(query: PgQuery<'q>, outbox: &[OutboxMessage]) -> PgQuery<'q> {
+    if outbox.is_empty() {
+        return query;
+    }
+    query
+        .bind(outbox.iter().map(|m| m.topic.clone()).collect::<Vec<_>>())
+        .bind(outbox.iter().map(|m| m.payload.clone()).collect::<Vec<_>>())
+        .bind(outbox.iter().map(audience).collect::<Vec<_>>())
+}
+
 /// A message's audience as the append statement reads it.
 fn audience(message: &OutboxMessage) -> Option<String> {
     message.only_if_webhooks_of.as_ref().map(|accounts| {
@@ -211,6 +222,7 @@ impl GameStore for PostgresStore {
         game: &GameRecord,
         seats: &[SeatCredential],
         events: &[StoredEvent],
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
         let players =
             serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -241,8 +253,8 @@ impl GameStore for PostgresStore {
         .execute(&mut *tx)
         .await
         .map_err(conflict_or)?;
-        let sql = append_sql(false, false);
-        bind_batch(sqlx::query(&sql), game.id, events)?
+        let sql = append_sql(false, !outbox.is_empty());
+        bind_outbox(bind_batch(sqlx::query(&sql), game.id, events)?, outbox)
             .execute(&mut *tx)
             .await
             .map_err(conflict_or)?;
@@ -308,13 +320,7 @@ impl LogStore for PostgresStore {
                 .bind(wide(key.version, "version")?)
                 .bind(key.created_at);
         }
-        if !outbox.is_empty() {
-            query = query
-                .bind(outbox.iter().map(|m| m.topic.clone()).collect::<Vec<_>>())
-                .bind(outbox.iter().map(|m| m.payload.clone()).collect::<Vec<_>>())
-                .bind(outbox.iter().map(audience).collect::<Vec<_>>());
-        }
-        query
+        bind_outbox(query, outbox)
             .execute(&self.pool)
             .await
             .map(|_| ())

@@ -134,6 +134,7 @@ impl GameStore for SqliteStore {
         game: &GameRecord,
         seats: &[SeatCredential],
         events: &[StoredEvent],
+        outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
         let players =
             serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -171,6 +172,7 @@ impl GameStore for SqliteStore {
                 .map_err(conflict_or)?;
         }
         write_batch(&mut tx, game.id, events).await?;
+        write_outbox(&mut tx, game.id, outbox).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -223,7 +225,6 @@ impl LogStore for SqliteStore {
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
         write_batch(&mut tx, id, events).await?;
-        let now = time_text(&super::now());
         if let Some(key) = idempotent {
             sqlx::query(rows::INSERT_IDEMPOTENCY_KEY)
                 .bind(id.to_string())
@@ -236,36 +237,7 @@ impl LogStore for SqliteStore {
                 .await
                 .map_err(conflict_or)?;
         }
-        let mut heard = Vec::with_capacity(outbox.len());
-        for message in outbox {
-            if let Some(accounts) = &message.only_if_webhooks_of {
-                let ids: Vec<String> = accounts.iter().map(Uuid::to_string).collect();
-                let listening: bool = sqlx::query_scalar(
-                    "SELECT EXISTS (SELECT 1 FROM webhooks \
-                     WHERE enabled AND account_id IN (SELECT value FROM json_each($1)))",
-                )
-                .bind(serde_json::to_string(&ids).map_err(|e| StoreError::Corrupt(e.to_string()))?)
-                .fetch_one(&mut *tx)
-                .await?;
-                if !listening {
-                    continue;
-                }
-            }
-            heard.push(message);
-        }
-        if !heard.is_empty() {
-            let mut builder = QueryBuilder::<Sqlite>::new(
-                "INSERT INTO outbox (game_id, topic, payload, created_at, available_at) ",
-            );
-            builder.push_values(heard, |mut row, m| {
-                row.push_bind(id.to_string())
-                    .push_bind(m.topic.clone())
-                    .push_bind(m.payload.clone())
-                    .push_bind(now.clone())
-                    .push_bind(now.clone());
-            });
-            builder.build().execute(&mut *tx).await?;
-        }
+        write_outbox(&mut tx, id, outbox).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -767,4 +739,45 @@ impl Drop for SqliteLeadership {
             }
         });
     }
+}
+
+/// Writes the messages that must follow a batch, in its transaction: each one with an
+/// audience only if an account of it has an enabled endpoint.
+async fn write_outbox(
+    tx: &mut sqlx::SqliteConnection,
+    id: Uuid,
+    outbox: &[OutboxMessage],
+) -> Result<(), StoreError> {
+    let now = time_text(&super::now());
+    let mut heard = Vec::with_capacity(outbox.len());
+    for message in outbox {
+        if let Some(accounts) = &message.only_if_webhooks_of {
+            let ids: Vec<String> = accounts.iter().map(Uuid::to_string).collect();
+            let listening: bool = sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM webhooks \
+                     WHERE enabled AND account_id IN (SELECT value FROM json_each($1)))",
+            )
+            .bind(serde_json::to_string(&ids).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+            .fetch_one(&mut *tx)
+            .await?;
+            if !listening {
+                continue;
+            }
+        }
+        heard.push(message);
+    }
+    if !heard.is_empty() {
+        let mut builder = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO outbox (game_id, topic, payload, created_at, available_at) ",
+        );
+        builder.push_values(heard, |mut row, m| {
+            row.push_bind(id.to_string())
+                .push_bind(m.topic.clone())
+                .push_bind(m.payload.clone())
+                .push_bind(now.clone())
+                .push_bind(now.clone());
+        });
+        builder.build().execute(&mut *tx).await?;
+    }
+    Ok(())
 }

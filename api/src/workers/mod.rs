@@ -3,13 +3,14 @@
 //! - [`crate::bus::Bus`] follows the store's feed and hands every commit to subscribers;
 //! - the service wakes the long-polls and streams waiting on a game ([`Parlour::follow`]);
 //! - [`outbox`] does the durable work written in the same transaction as the events, at least
-//!   once, after the commit;
+//!   once, after the commit: the webhooks' fan-out, and [`bots`], the bots' moves;
 //! - [`leader`] runs the work that must happen once across all instances on the one instance
 //!   that holds the store's lease for it, such as [`clocks`], the move clocks' sweeper.
 //!
 //! Each runs until the process stops (zero2prod's `run_until_stopped` shape), and none can stop
 //! the HTTP server: a worker that cannot reach the store waits and tries again.
 
+pub mod bots;
 pub mod clocks;
 pub mod housekeeping;
 pub mod leader;
