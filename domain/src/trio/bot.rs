@@ -20,7 +20,7 @@ use super::{
     cheapest_lay, Action, Card, CardSet, Phase, State, Theme, Trick, Trio, LAY, MAX_PLAYERS, PACK,
 };
 use crate::bots::search::{search, share_of_first, Playouts};
-use crate::bots::{below, kind, seat_at, shuffle, uniform, Level, LevelBot, Rng, Seen};
+use crate::bots::{below, kind, seat_at, shuffle, uniform, unit, Level, LevelBot, Rng, Seen};
 use crate::game::Seat;
 
 /// The move of `bot` for the seat that saw `seen`.
@@ -292,12 +292,7 @@ impl<T: Theme> Observed<T> {
     /// Whether `total` is a "fair total": it reaches the bar for the players laying against
     /// her, and no rival is known to hold better.
     fn fair(&self, mine: u8, heroine: u8) -> bool {
-        let bar = match self.rivals() {
-            0 => 1,
-            1 => 6,
-            2 => 7,
-            _ => 8,
-        };
+        let bar = bar_against(self.rivals());
         // The best three each rival is known to hold.
         let beaten = Seat::all(self.players)
             .filter(|s| self.lays_against_her(*s))
@@ -307,21 +302,9 @@ impl<T: Theme> Observed<T> {
         mine >= bar && mine > beaten
     }
 
-    /// The HEROINE she lays from her hand once the centre pack is used up: the one the rest of
-    /// her hand scores most for, so that the trick is likely hers.
+    /// The HEROINE she lays from her hand once the centre pack is used up.
     fn strongest_heroine(&self) -> Option<u8> {
-        self.hand
-            .intersection(CardSet::HEROINES)
-            .iter()
-            .max_by_key(|card| {
-                let mut rest = self.hand;
-                rest.remove(*card);
-                let heroine = heroine_of(*card).unwrap_or(0);
-                (
-                    total(best_lay(rest, heroine), heroine),
-                    std::cmp::Reverse(*card),
-                )
-            })
+        strongest_heroine(self.hand)
     }
 
     /// The moves `expert` compares: `steady`'s first.
@@ -518,6 +501,33 @@ fn best_lay(hand: CardSet, heroine: u8) -> CardSet {
     cards.into_iter().take(hand.len().min(LAY)).collect()
 }
 
+/// The least "fair total" against `rivals` players laying against her: 6 against one, 7
+/// against two, 8 against three or more (anything at all against nobody).
+fn bar_against(rivals: usize) -> u8 {
+    match rivals {
+        0 => 1,
+        1 => 6,
+        2 => 7,
+        _ => 8,
+    }
+}
+
+/// The HEROINE to lay from `hand` once the centre pack is used up: the one the rest of the
+/// hand scores most for, so that the trick is likely hers.
+fn strongest_heroine(hand: CardSet) -> Option<u8> {
+    hand.intersection(CardSet::HEROINES)
+        .iter()
+        .max_by_key(|card| {
+            let mut rest = hand;
+            rest.remove(*card);
+            let heroine = heroine_of(*card).unwrap_or(0);
+            (
+                total(best_lay(rest, heroine), heroine),
+                std::cmp::Reverse(*card),
+            )
+        })
+}
+
 fn total(lay: CardSet, heroine: u8) -> u8 {
     lay.iter().map(|card| points(card, heroine)).sum()
 }
@@ -531,32 +541,33 @@ impl<T: Theme> Playouts for Playout<T> {
     // About a fifth of a second of playouts at the moves' usual cost in a release build.
     const MOVE_CAP: usize = 2_000_000;
 
-    /// Playouts lay the best three when they reach a bar drawn afresh each time (somewhere
-    /// between a timid and a bold player), else the cheapest three; expose a HEROINE at random.
+    /// Playouts play as `steady` does, seeing only their own hand: the best three when they
+    /// reach the bar for the players laying against them (6, 7, 8), else the cheapest three;
+    /// from the hand, the HEROINE the rest of it scores most for. Now and then (one lay in
+    /// five) the bar is drawn afresh, somewhere between a timid and a bold player, so that the
+    /// playouts do not all follow one line.
     fn playout_move(state: &State<T>, seat: Seat, rng: &mut Rng) -> Option<Action<T>> {
         match state.phase {
             Phase::TurnUp(_) => Some(Action::TurnUp),
-            Phase::HeroineFromHand(_) => {
-                let heroines: Vec<Card<T>> = state
-                    .hand(seat)
-                    .intersection(CardSet::HEROINES)
-                    .cards()
-                    .collect();
-                Some(if heroines.is_empty() {
-                    Action::Pass
-                } else {
-                    Action::Expose {
-                        card: heroines[below(rng, heroines.len())],
-                    }
-                })
-            }
+            Phase::HeroineFromHand(_) => Some(match strongest_heroine(state.hand(seat)) {
+                Some(card) => Action::Expose {
+                    card: Card::at(card),
+                },
+                None => Action::Pass,
+            }),
             Phase::Trick => {
                 let heroine = heroine_of(state.trick?.heroine)?;
                 let hand = state.hand(seat);
                 let best = best_lay(hand, heroine);
-                // A bar from 4 to 9.
+                let rivals = Seat::all(state.players())
+                    .filter(|s| *s != seat && !state.hand(*s).is_empty())
+                    .count();
                 #[allow(clippy::cast_possible_truncation)]
-                let bar = 4 + below(rng, 6) as u8;
+                let bar = if unit(rng) < 0.2 {
+                    4 + below(rng, 6) as u8
+                } else {
+                    bar_against(rivals)
+                };
                 let lay = if total(best, heroine) >= bar {
                     best
                 } else {
