@@ -26,7 +26,7 @@ use rand_core::{RngCore, SeedableRng};
 /// play on quickly and what an ending is worth.
 pub(crate) trait Playouts {
     /// The game.
-    type G: Game;
+    type G: Game<Action: PartialEq>;
 
     /// A quick move for `seat` in a sampled state, during a playout.
     fn playout_move(
@@ -50,7 +50,7 @@ pub(crate) trait Playouts {
 const PLAYOUT_LIMIT: usize = 5_000;
 
 /// The candidate (among `candidates`, the moves worth comparing at the root, complete and
-/// legal for `seat`) the search chooses for `seat`, or `None` when there is nothing to
+/// legal for `seat`, the game's best guess first; a move listed twice counts once) the search chooses for `seat`, or `None` when there is nothing to
 /// compare (no candidate, or no sample could be dealt). `determinize` gives a full
 /// state consistent with everything the seat has seen, the unseen cards dealt at random, or
 /// `None` if the seat's observations cannot be matched.
@@ -61,8 +61,15 @@ pub(crate) fn search<S: Playouts>(
     budget: Budget,
     rng: &mut Rng,
 ) -> Option<<S::G as Game>::Action> {
-    chosen::<S>(&mut determinize, candidates, seat, budget, rng)
-        .and_then(|i| candidates.get(i).cloned())
+    // A move listed twice would be searched twice and split its votes.
+    let mut distinct: Vec<<S::G as Game>::Action> = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        if !distinct.contains(candidate) {
+            distinct.push(candidate.clone());
+        }
+    }
+    chosen::<S>(&mut determinize, &distinct, seat, budget, rng)
+        .and_then(|i| distinct.get(i).cloned())
 }
 
 fn chosen<S: Playouts>(

@@ -409,13 +409,7 @@ impl Observed {
             asks.truncate(3);
             moves.extend(asks.into_iter().map(|(_, _, ask)| ask));
         }
-        let mut unique: Vec<Action> = Vec::new();
-        for action in moves {
-            if !unique.contains(&action) {
-                unique.push(action);
-            }
-        }
-        unique
+        moves
     }
 
     /// A full state consistent with what she has seen: the unseen cards dealt at random to the

@@ -411,13 +411,7 @@ impl Observed {
         asks.retain(|(_, chance, _)| *chance > 0.0);
         asks.truncate(5);
         moves.extend(asks.into_iter().map(|(_, _, a)| a));
-        let mut unique: Vec<Action> = Vec::new();
-        for action in moves {
-            if !unique.contains(&action) {
-                unique.push(action);
-            }
-        }
-        unique
+        moves
     }
 
     /// A full state consistent with what she has seen: the unseen cards dealt at random to the

@@ -343,13 +343,7 @@ impl<T: Theme> Observed<T> {
             }
             _ => {}
         }
-        let mut unique: Vec<Action<T>> = Vec::new();
-        for action in moves {
-            if !unique.contains(&action) {
-                unique.push(action);
-            }
-        }
-        unique
+        moves
     }
 
     /// A full state consistent with all she has seen: every card she has not seen dealt at
