@@ -43,33 +43,9 @@ rm -rf dist
 npx --no-install tsc --strict --project tsconfig.json
 
 echo "-- and play against a live server (allowed to send webhooks to 127.0.0.1)"
-work="$(mktemp -d)"
-port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1 "$binary" --addr "127.0.0.1:$port" --database-url "sqlite://$work/parlour.db" \
-    --signing-key-file "$work/signing.key" --no-rate-limit >"$work/server.log" 2>&1 &
-server=$!
-stop() {
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap stop EXIT
-ready=""
-for _ in $(seq 1 100); do
-    if ! kill -0 "$server" 2>/dev/null; then
-        break
-    fi
-    if curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
-        ready=yes
-        break
-    fi
-    sleep 0.2
-done
-if [ -z "$ready" ]; then
-    echo "the server did not become ready; its log:" >&2
-    cat "$work/server.log" >&2
-    exit 1
-fi
+# shellcheck source=../../tools/live-server.sh
+source "$root/tools/live-server.sh"
+live_server "$binary" PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1
 if ! node dist/play.js "http://127.0.0.1:$port"; then
     echo "the typed program failed; the server's log:" >&2
     tail -n 50 "$work/server.log" >&2

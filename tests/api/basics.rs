@@ -13,7 +13,7 @@ async fn health_and_readiness_answer() {
 }
 
 #[tokio::test]
-async fn the_root_leads_to_the_documentation() {
+async fn the_root_leads_to_the_tables() {
     let app = spawn_app(Backend::Sqlite).await;
     let res = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -24,7 +24,61 @@ async fn the_root_leads_to_the_documentation() {
         .await
         .unwrap();
     assert_eq!(res.status(), StatusCode::FOUND);
-    assert_eq!(res.headers()["location"], "/docs");
+    assert_eq!(res.headers()["location"], "/play");
+}
+
+#[tokio::test]
+async fn the_web_client_is_served_from_the_binary_at_every_address_under_play() {
+    let app = spawn_app(Backend::Sqlite).await;
+    for (path, kind) in [
+        ("/play", "text/html"),
+        (
+            "/play/games/01a23c20-08ca-741b-912e-94f5820297ac?seat=1&invitation=inv_x",
+            "text/html",
+        ),
+        ("/play/assets/play.js", "text/javascript"),
+        ("/play/assets/play.css", "text/css"),
+    ] {
+        let res = app.request(reqwest::Method::GET, path, None, None).await;
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        let headers = res.headers().clone();
+        assert!(
+            headers["content-type"].to_str().unwrap().starts_with(kind),
+            "{path}"
+        );
+        assert_eq!(headers["referrer-policy"], "no-referrer", "{path}");
+        let policy = headers["content-security-policy"].to_str().unwrap();
+        assert!(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"));
+        assert!(!res.bytes().await.expect("body").is_empty());
+    }
+}
+
+#[tokio::test]
+async fn an_unchanged_asset_is_not_sent_again_and_an_unknown_one_is_a_problem() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let first = app
+        .request(reqwest::Method::GET, "/play/assets/play.js", None, None)
+        .await;
+    let tag = first.headers()["etag"].to_str().unwrap().to_string();
+    let again = reqwest::Client::new()
+        .get(format!("{}/play/assets/play.js", app.address))
+        .header("if-none-match", &tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    let missing = app
+        .request(reqwest::Method::GET, "/play/assets/other.js", None, None)
+        .await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    assert!(missing.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("application/problem+json"));
+    let beside = app
+        .request(reqwest::Method::GET, "/playground", None, None)
+        .await;
+    assert_eq!(beside.status(), StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

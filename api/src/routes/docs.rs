@@ -27,14 +27,6 @@ const DOCS_PAGE: &str = r##"<!doctype html>
 </html>
 "##;
 
-/// The root leads a visitor (or a browser) to the API documentation.
-#[get("/")]
-pub async fn root() -> HttpResponse {
-    HttpResponse::Found()
-        .insert_header(("Location", "/docs"))
-        .finish()
-}
-
 /// The OpenAPI 3.1 document of this server.
 #[get("/openapi.json")]
 pub async fn openapi_json() -> HttpResponse {

@@ -8,6 +8,7 @@ pub mod games;
 pub mod health;
 pub mod keys;
 pub mod metrics;
+pub mod play;
 pub mod seating;
 pub mod statistics;
 pub mod vacation;
@@ -95,7 +96,8 @@ pub fn methods_at(pattern: &str) -> Vec<String> {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
-        .service(docs::root)
+        .service(play::root)
+        .service(play::play)
         .service(metrics::metrics)
         .service(docs::openapi_json)
         .service(docs::docs_page)

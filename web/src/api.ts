@@ -1,0 +1,106 @@
+/** The public API, typed from openapi/openapi.json (src/parlour.d.ts is generated from it):
+ * the web client uses nothing else. */
+
+import createClient from "openapi-fetch";
+import type { components, paths } from "./parlour";
+import { session } from "./session";
+
+export type Schemas = components["schemas"];
+export type GameView = Schemas["GameView"];
+export type GameEvent = Schemas["GameEvent"];
+export type CatalogGame = Schemas["CatalogGame"];
+export type InboxGame = Schemas["InboxGame"];
+export type Problem = Schemas["Problem"];
+
+/** A refusal from the server, with its problem+json body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Partial<Problem> & { [key: string]: unknown },
+  ) {
+    super(String(problem.detail ?? problem.title ?? `the server answered ${status}`));
+  }
+}
+
+export const api = createClient<paths>({ baseUrl: location.origin });
+
+api.use({
+  onRequest({ request }) {
+    const token = session.token();
+    if (token && !request.headers.has("authorization")) {
+      request.headers.set("authorization", `Bearer ${token}`);
+    }
+    return request;
+  },
+});
+
+/** The answer's data, or an `ApiError` carrying the problem the server sent. */
+export async function ok<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok || data === undefined) {
+    const problem = (typeof error === "object" && error !== null ? error : {}) as ApiError["problem"];
+    throw new ApiError(response.status, problem);
+  }
+  return data;
+}
+
+const catalogue = new Map<string, Promise<CatalogGame>>();
+
+/** One game's catalogue entry with its cards, fetched once per page load. */
+export function catalogGame(game: string): Promise<CatalogGame> {
+  let entry = catalogue.get(game);
+  if (!entry) {
+    entry = ok(api.GET("/v1/catalog/{game}", { params: { path: { game } } }));
+    catalogue.set(game, entry);
+  }
+  return entry;
+}
+
+/** Reads a server-sent-events stream with `fetch` (an `EventSource` cannot send the
+ * Authorization header), reconnecting with `Last-Event-ID` until `signal` aborts. */
+export async function follow(
+  path: string,
+  onEvent: (event: string, data: string) => void,
+  signal: AbortSignal,
+  withToken = true,
+): Promise<void> {
+  let lastId: string | null = null;
+  let pause = 500;
+  while (!signal.aborted) {
+    try {
+      const headers: Record<string, string> = { accept: "text/event-stream" };
+      const token = session.token();
+      if (withToken && token) headers.authorization = `Bearer ${token}`;
+      if (lastId) headers["last-event-id"] = lastId;
+      const response = await fetch(path, { headers, signal });
+      if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
+      pause = 500;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let event = "message";
+          const data: string[] = [];
+          for (const line of block.split("\n")) {
+            if (line.startsWith("event:")) event = line.slice(6).trim();
+            else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+            else if (line.startsWith("id:")) lastId = line.slice(3).trim();
+          }
+          if (data.length > 0) onEvent(event, data.join("\n"));
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 15000);
+  }
+}

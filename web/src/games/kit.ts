@@ -1,0 +1,166 @@
+/** What every game's table is drawn with: the view, the cards, the seat names, and the
+ * legal actions turned into things to click. Each game's module draws its own board and
+ * tells its own story; choosing among legal actions is written once, here. */
+
+import type { GameEvent, GameView } from "../api";
+import { CardBook, cardView } from "../cards";
+import { h, type Child } from "../h";
+
+/** A legal action as the view lists it: a `type`, and fields that are fixed or a choice
+ * (`{choose, from}`). */
+export type Legal = { type: string } & Record<string, unknown>;
+/** A move to send. */
+export type Move = { type: string } & Record<string, unknown>;
+
+export interface Choose {
+  choose: number;
+  from: string[];
+}
+
+export function isChoose(value: unknown): value is Choose {
+  return typeof value === "object" && value !== null && "choose" in value && "from" in value;
+}
+
+/** The table as one render sees it. */
+export interface Table {
+  view: GameView;
+  book: CardBook;
+  /** Seat names, by seat. */
+  names: string[];
+  /** My seat, if I sit here. */
+  me: number | null;
+  legal: Legal[];
+  /** What is picked so far for each choice (`lay`, `show`, a batting order...), by action type. */
+  picked: Map<string, string[]>;
+  /** The seat chosen first in a two-step choice (ask a player, then for a card). */
+  target: number | null;
+  /** The card chosen second in an ask that also shows cards (History of England's Crown). */
+  targetCard: string | null;
+  /** Redraws after a change of selection. */
+  redraw: () => void;
+  /** Sends a move. */
+  act: (move: Move) => void;
+}
+
+/** One game's part of the page. */
+export interface GameModule {
+  /** The board: what is face up, face down, and whose turn. */
+  board(table: Table): Child;
+  /** The seat's own cards (hand), with direct manipulation where legal. */
+  hand(table: Table): Child;
+  /** An event of the log in plain words, or null for one not worth telling. */
+  narrate(event: GameEvent, table: Table): string | null;
+  /** Words for each action type's button. */
+  verbs: Record<string, string>;
+}
+
+/** The seat's name in a sentence. */
+export function who(table: Table, seat: unknown): string {
+  if (typeof seat !== "number") return "someone";
+  if (seat === table.me) return "you";
+  return table.names[seat] ?? `seat ${seat + 1}`;
+}
+
+/** Capitalised, for the start of a sentence. */
+export function Who(table: Table, seat: unknown): string {
+  const name = who(table, seat);
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** The legal action that takes exactly this card (and nothing else to choose), if any. */
+export function cardAction(table: Table, card: string, types?: string[]): Legal | undefined {
+  return table.legal.find((action) => action.card === card && !("seat" in action) && (!types || types.includes(action.type)));
+}
+
+/** The legal action whose `field` is a choice from cards, if any (a lay, a show). */
+export function choiceAction(table: Table): { action: Legal; field: string; choice: Choose } | undefined {
+  for (const action of table.legal) {
+    for (const [field, value] of Object.entries(action)) {
+      if (isChoose(value) && !("seat" in action)) return { action, field, choice: value };
+    }
+  }
+  return undefined;
+}
+
+/** A hand of cards: each one pickable for a one-card action, or selectable for a choice. */
+export function handOf(table: Table, cards: string[], label = "Your hand"): HTMLElement {
+  const choice = choiceAction(table);
+  return h(
+    "div",
+    { class: "card-row hand", role: "group", "aria-label": label },
+    cards.length === 0
+      ? h("span", { class: "quiet" }, "no cards")
+      : cards.map((card) => {
+          const single = cardAction(table, card);
+          if (single) {
+            return cardView(table.book, card, { onPick: () => table.act(single as Move), note: verbFor(table, single) });
+          }
+          if (choice && choice.choice.from.includes(card)) {
+            const picked = pickedFor(table, choice.action.type);
+            const selected = picked.includes(card);
+            return cardView(table.book, card, {
+              selected,
+              onPick: () => {
+                if (selected) picked.splice(picked.indexOf(card), 1);
+                else if (picked.length < choice.choice.choose) picked.push(card);
+                table.redraw();
+              },
+            });
+          }
+          return cardView(table.book, card);
+        }),
+  );
+}
+
+/** The picks so far for one action type's choice. */
+export function pickedFor(table: Table, type: string): string[] {
+  let picked = table.picked.get(type);
+  if (!picked) {
+    picked = [];
+    table.picked.set(type, picked);
+  }
+  return picked;
+}
+
+let verbs: Record<string, string> = {};
+
+/** Sets the current game's words for its actions. */
+export function useVerbs(table: Record<string, string>): void {
+  verbs = table;
+}
+
+/** The button words for a legal action. */
+export function verbFor(_: Table, action: Legal): string {
+  return verbs[action.type] ?? action.type.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+}
+
+/** The table's own events (seats, clocks, bots, resignations), the same in every game. */
+export function narrateTable(event: GameEvent, table: Table): string | null {
+  const data = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case "table.hosted":
+      return `${String(data.name ?? "Someone")} opened the table.`;
+    case "table.seated":
+      return `${String(data.name ?? "Someone")} took seat ${Number(data.seat) + 1}.`;
+    case "table.resigned":
+      return `${Who(table, data.seat)} resigned.`;
+    case "table.aborted":
+      return "The host called the game off.";
+    case "table.abandoned":
+      return "The game was abandoned.";
+    case "table.timed_out":
+      return `${Who(table, data.seat)} ran out of time.`;
+    case "table.vacation_began":
+      return `${Who(table, data.seat)} went on vacation.`;
+    case "table.vacation_ended":
+      return `${Who(table, data.seat)} came back from vacation.`;
+    case "table.bot_seated":
+      return `A ${String(data.level ?? "")} bot now plays seat ${Number(data.seat) + 1}.`;
+    case "table.bot_left":
+      return `Seat ${Number(data.seat) + 1} is played by its player again.`;
+    case "table.note":
+      return typeof data.text === "string" ? data.text : null;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,21 @@
+/** Parlour's web client: accounts, the lobby and inbox, a table for each game, replay and
+ * audit, all through the public API (src/api.ts). */
+
+import { route, start } from "./router";
+import { welcome, signInPage } from "./pages/welcome";
+import { home } from "./pages/home";
+import { newGame } from "./pages/new-game";
+import { accountPage } from "./pages/account";
+import { tablePage } from "./pages/table";
+import { replayPage } from "./pages/replay";
+
+route("/play", home);
+route("/play/welcome", welcome);
+route("/play/sign-in", signInPage);
+route("/play/new", newGame);
+route("/play/account", accountPage);
+route("/play/games/:id", tablePage);
+route("/play/games/:id/replay", replayPage);
+
+const root = document.getElementById("app");
+if (root) start(root);

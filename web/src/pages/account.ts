@@ -1,0 +1,90 @@
+/** The account: its devices (tokens) with revoke, a one-time code to sign in another device,
+ * vacation, and signing out. */
+
+import { api, ok } from "../api";
+import { h, replace } from "../h";
+import { navigate } from "../router";
+import { session } from "../session";
+import { busy, copyField, errorBox, frame, when } from "../ui";
+
+export async function accountPage(root: HTMLElement): Promise<void> {
+  if (!session.token()) {
+    navigate("/play/welcome", true);
+    return;
+  }
+  const main = frame(root, "Account", h("h1", null, "Account"));
+  const devices = h("section", { "aria-labelledby": "devices" });
+  const away = h("section", { "aria-labelledby": "vacation" });
+  const status = h("div", { "aria-live": "polite" });
+  main.append(status, devices, away);
+
+  const showDevices = async () => {
+    const me = await ok(api.GET("/v1/me"));
+    const code = h("div", { "aria-live": "polite" });
+    const ask = h("button", { type: "button" }, "Sign in another device");
+    ask.addEventListener("click", () =>
+      void busy(ask, code, async () => {
+        const issued = await ok(api.POST("/v1/me/sign-in-codes"));
+        replace(code, copyField("One-time code", issued.code), h("p", { class: "quiet" }, `Type it on the other device at /play/sign-in before ${when(issued.expires_at)}.`));
+      }),
+    );
+    replace(
+      devices,
+      h("h2", { id: "devices" }, `${me.account.name}’s devices`),
+      h(
+        "ul",
+        { class: "devices" },
+        me.tokens.map((token) => {
+          const revoke = h("button", { type: "button", class: "secondary" }, token.current ? "Sign out here" : "Revoke");
+          revoke.addEventListener("click", () =>
+            void busy(revoke, status, async () => {
+              await ok(api.DELETE("/v1/me/tokens/{token_id}", { params: { path: { token_id: token.id } } }));
+              if (token.current) {
+                session.signOut();
+                navigate("/play/welcome");
+              } else {
+                await showDevices();
+              }
+            }),
+          );
+          return h("li", { "data-token": token.id }, h("strong", null, token.name), token.current ? " (this device)" : "", h("span", { class: "quiet" }, ` since ${when(token.created_at)}`), " ", revoke);
+        }),
+      ),
+      ask,
+      code,
+    );
+  };
+
+  const showVacation = async () => {
+    const vacation = await ok(api.GET("/v1/me/vacation"));
+    const days = h("input", { id: "days", type: "number", min: 1, max: Math.max(vacation.days_left, 1), value: Math.min(7, Math.max(vacation.days_left, 1)) });
+    const go = h("button", { type: "button" }, "Go on vacation");
+    const back = h("button", { type: "button" }, "Come back now");
+    go.addEventListener("click", () =>
+      void busy(go, status, async () => {
+        await ok(api.POST("/v1/me/vacation", { body: { days: Number(days.value) } }));
+        await showVacation();
+      }),
+    );
+    back.addEventListener("click", () =>
+      void busy(back, status, async () => {
+        await ok(api.DELETE("/v1/me/vacation"));
+        await showVacation();
+      }),
+    );
+    replace(
+      away,
+      h("h2", { id: "vacation" }, "Vacation"),
+      h("p", null, `${vacation.days_left} of ${vacation.days_per_year} days left this year. While you are away your clocks stop in every game that allows it.`),
+      vacation.away_until
+        ? [h("p", null, `Away until ${when(vacation.away_until)}.`), back]
+        : h("p", null, h("label", { for: "days" }, "Days "), days, " ", go),
+    );
+  };
+
+  try {
+    await Promise.all([showDevices(), showVacation()]);
+  } catch (error) {
+    status.append(errorBox(error));
+  }
+}

@@ -1,0 +1,91 @@
+/** My games: the inbox, most urgent first, kept live by the account's stream. The tab's
+ * title and (if allowed) a browser notification say when it is my move. */
+
+import { api, follow, ok, type InboxGame } from "../api";
+import { h, replace } from "../h";
+import { navigate } from "../router";
+import { session } from "../session";
+import { errorBox, frame, gameName, when } from "../ui";
+
+const ASKED: Record<InboxGame["asked"], string> = {
+  move: "Your move",
+  claim: "A seat is held for you",
+  nothing: "",
+};
+
+function row(game: InboxGame): HTMLElement {
+  const seat = game.seat ?? game.offered_seat;
+  const href = game.asked === "claim" && game.offered_seat !== undefined ? `/play/games/${game.id}?seat=${game.offered_seat}` : `/play/games/${game.id}`;
+  const state =
+    game.status === "finished"
+      ? "Finished"
+      : game.status === "waiting"
+        ? "Waiting for players"
+        : game.asked === "move"
+          ? "Your move"
+          : "Others to move";
+  return h(
+    "li",
+    { class: `inbox-row asked-${game.asked} status-${game.status}`, "data-game": game.id },
+    h("a", { href, "data-link": true }, h("strong", null, gameName(game.game)), " ", h("span", { class: "quiet" }, game.id.slice(0, 8))),
+    h("span", { class: "badge" }, ASKED[game.asked] || state),
+    seat !== undefined && seat !== null ? h("span", { class: "quiet" }, `seat ${seat + 1}`) : null,
+    game.host ? h("span", { class: "quiet" }, "host") : null,
+    game.deadline ? h("span", { class: "deadline" }, `by ${when(game.deadline)}`) : null,
+  );
+}
+
+function notifyButton(): HTMLElement | null {
+  if (!("Notification" in window) || Notification.permission === "granted") return null;
+  const button = h("button", { type: "button", class: "secondary" }, "Tell me when it is my move");
+  button.addEventListener("click", () => void Notification.requestPermission().then(() => button.remove()));
+  return button;
+}
+
+export async function home(root: HTMLElement, _: Record<string, string>, signal: AbortSignal): Promise<void> {
+  if (!session.token()) {
+    navigate("/play/welcome", true);
+    return;
+  }
+  const list = h("ul", { class: "inbox", "aria-live": "polite" });
+  const greeting = h("h1", null, "My games");
+  const main = frame(
+    root,
+    "My games",
+    greeting,
+    h("p", null, h("a", { href: "/play/new", "data-link": true, class: "button" }, "New game"), " ", notifyButton()),
+    list,
+  );
+  try {
+    const me = await ok(api.GET("/v1/me"));
+    greeting.textContent = `${me.account.name}’s games`;
+  } catch (error) {
+    main.prepend(errorBox(error));
+    session.signOut();
+    navigate("/play/welcome", true);
+    return;
+  }
+  const load = async () => {
+    try {
+      const inbox = await ok(api.GET("/v1/me/games"));
+      const mine = inbox.games.filter((game) => game.asked === "move").length;
+      document.title = mine > 0 ? `(${mine}) Your move — Parlour` : "My games — Parlour";
+      replace(list, inbox.games.length === 0 ? h("li", { class: "quiet" }, "No games yet: start one, or open an invitation link.") : inbox.games.map(row));
+    } catch (error) {
+      replace(list, h("li", null, errorBox(error)));
+    }
+  };
+  await load();
+  void follow(
+    "/v1/me/stream",
+    (event, data) => {
+      if (event !== "notice") return;
+      void load();
+      const notice = JSON.parse(data) as { game: string; notices: string[]; row: InboxGame };
+      if (notice.notices.includes("your_turn") && document.hidden && "Notification" in window && Notification.permission === "granted") {
+        new Notification("Parlour: your move", { body: gameName(notice.row.game), tag: notice.game });
+      }
+    },
+    signal,
+  );
+}

@@ -1,0 +1,189 @@
+/** The lobby: host a game of any of the five, saying how each seat is filled (me, an
+ * invitation link, anyone, a bot), with its options and clock; then copy each seat's link. */
+
+import { api, ok, type Schemas } from "../api";
+import { h, replace } from "../h";
+import { navigate } from "../router";
+import { session } from "../session";
+import { busy, copyField, frame, gameName } from "../ui";
+
+type SeatPlan = Schemas["SeatPlan"];
+type Entry = Schemas["CatalogEntry"];
+
+/** The seat kinds a host chooses from, as the select shows them. */
+const KINDS: [string, string][] = [
+  ["invitation", "Invite by link"],
+  ["anyone", "Anyone who joins"],
+  ["bot:steady", "Bot (steady)"],
+  ["bot:expert", "Bot (expert)"],
+  ["bot:random", "Bot (random)"],
+];
+
+function plan(kind: string): SeatPlan {
+  if (kind === "me") return { kind: "me" };
+  if (kind === "anyone") return { kind: "anyone" };
+  if (kind.startsWith("bot:")) return { kind: "bot", level: kind.slice(4) as Schemas["BotLevel"] };
+  return { kind: "invitation" };
+}
+
+/** Each game's options, as form controls, and how to read them back. */
+function optionControls(game: string): { controls: HTMLElement[]; read: () => Record<string, unknown> } {
+  if (game === "british-birds") {
+    const playTo = h("input", { id: "play-to", type: "number", min: 1, max: 1000, placeholder: "one game" });
+    const quiet = h("input", { id: "quiet-rounds", type: "number", min: 1, max: 100, placeholder: "default" });
+    return {
+      controls: [h("label", { for: "play-to" }, "Play a series to this many points (the printed rules: 50)"), playTo, h("label", { for: "quiet-rounds" }, "End after this many quiet rounds"), quiet],
+      read: () => ({ ...(playTo.value ? { play_to: Number(playTo.value) } : {}), ...(quiet.value ? { quiet_rounds: Number(quiet.value) } : {}) }),
+    };
+  }
+  if (game === "history-of-england") {
+    const series = h("select", { id: "series" }, [1, 2, 3].map((n) => h("option", { value: n }, `Series ${n}`)));
+    return { controls: [h("label", { for: "series" }, "Series"), series], read: () => ({ series: Number(series.value) }) };
+  }
+  if (game === "googly") {
+    const variant = h(
+      "select",
+      { id: "variant" },
+      h("option", { value: "" }, "By the number of players"),
+      h("option", { value: "two_player" }, "Two-player"),
+      h("option", { value: "three_player" }, "Three-player"),
+      h("option", { value: "team" }, "Team game"),
+      h("option", { value: "patience" }, "Patience"),
+    );
+    return { controls: [h("label", { for: "variant" }, "Variant"), variant], read: () => (variant.value ? { variant: variant.value } : {}) };
+  }
+  return { controls: [], read: () => ({}) };
+}
+
+function clockControls(): { controls: HTMLElement[]; read: () => Schemas["NewClock"] | null } {
+  const control = h(
+    "select",
+    { id: "clock" },
+    h("option", { value: "none" }, "No clock"),
+    h("option", { value: "correspondence" }, "Days per move"),
+    h("option", { value: "bank" }, "A bank of hours"),
+  );
+  const days = h("input", { id: "clock-days", type: "number", min: 1, max: 30, value: 3 });
+  const initial = h("input", { id: "clock-initial", type: "number", min: 1, value: 72 });
+  const increment = h("input", { id: "clock-increment", type: "number", min: 0, value: 24 });
+  const max = h("input", { id: "clock-max", type: "number", min: 1, value: 168 });
+  const onTimeout = h(
+    "select",
+    { id: "on-timeout" },
+    h("option", { value: "default_move" }, "Their default move is played"),
+    h("option", { value: "bot" }, "A bot takes the seat"),
+    h("option", { value: "forfeit" }, "They forfeit the game"),
+  );
+  const details = h("div", { class: "clock-details", hidden: true });
+  const sync = () => {
+    details.hidden = control.value === "none";
+    replace(
+      details,
+      control.value === "correspondence" ? [h("label", { for: "clock-days" }, "Days for each move"), days] : null,
+      control.value === "bank"
+        ? [h("label", { for: "clock-initial" }, "Hours to start with"), initial, h("label", { for: "clock-increment" }, "Hours added after each move"), increment, h("label", { for: "clock-max" }, "Most hours in the bank"), max]
+        : null,
+      h("label", { for: "on-timeout" }, "When someone runs out of time"),
+      onTimeout,
+    );
+  };
+  control.addEventListener("change", sync);
+  sync();
+  return {
+    controls: [h("label", { for: "clock" }, "Clock"), control, details],
+    read: () => {
+      if (control.value === "none") return null;
+      const plan: Schemas["TimeControlPlan"] =
+        control.value === "bank"
+          ? { kind: "bank", initial_hours: Number(initial.value), increment_hours: Number(increment.value), max_hours: Number(max.value) }
+          : { kind: "correspondence", days: Number(days.value) };
+      return { control: plan, on_timeout: onTimeout.value as Schemas["OnTimeout"] };
+    },
+  };
+}
+
+export async function newGame(root: HTMLElement): Promise<void> {
+  if (!session.token()) {
+    navigate("/play/welcome?next=/play/new", true);
+    return;
+  }
+  const catalog = await ok(api.GET("/v1/catalog"));
+  const games = catalog.games as Entry[];
+  const status = h("div", { "aria-live": "polite" });
+  const which = h("select", { id: "game" }, games.map((game) => h("option", { value: game.id }, gameName(game.id))));
+  const players = h("select", { id: "players" });
+  const seats = h("fieldset", { class: "seats" });
+  const options = h("div");
+  const clock = clockControls();
+  let readOptions = () => ({}) as Record<string, unknown>;
+  const seatKinds: HTMLSelectElement[] = [];
+
+  const drawSeats = () => {
+    const count = Number(players.value);
+    while (seatKinds.length < count) {
+      const index = seatKinds.length;
+      seatKinds.push(
+        h(
+          "select",
+          { id: `seat-${index}`, "aria-label": `Seat ${index + 1}` },
+          index === 0 ? h("option", { value: "me" }, "Me") : null,
+          KINDS.map(([value, label]) => h("option", { value }, label)),
+        ),
+      );
+    }
+    seatKinds.length = count;
+    replace(seats, h("legend", null, "Seats"), seatKinds.map((select, index) => h("div", { class: "seat-plan" }, h("label", { for: `seat-${index}` }, `Seat ${index + 1}`), select)));
+  };
+  const drawGame = () => {
+    const entry = games.find((game) => game.id === which.value);
+    if (!entry) return;
+    const chosen = Number(players.value) || Math.max(entry.min_players, 2);
+    replace(players, Array.from({ length: entry.max_players - entry.min_players + 1 }, (_, i) => entry.min_players + i).map((n) => h("option", { value: n }, String(n))));
+    players.value = String(Math.min(Math.max(chosen, entry.min_players), entry.max_players));
+    const controls = optionControls(entry.id);
+    readOptions = controls.read;
+    replace(options, controls.controls, h("p", { class: "quiet" }, entry.summary));
+    drawSeats();
+  };
+  which.addEventListener("change", drawGame);
+  players.addEventListener("change", drawSeats);
+  drawGame();
+
+  const submit = h("button", { type: "submit" }, "Create the game");
+  const result = h("section", { "aria-live": "polite" });
+  const form = h(
+    "form",
+    { class: "card-panel" },
+    h("h1", null, "New game"),
+    h("label", { for: "game" }, "Game"),
+    which,
+    h("label", { for: "players" }, "Players"),
+    players,
+    seats,
+    options,
+    clock.controls,
+    submit,
+    status,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(submit, status, async () => {
+      const hosted = await ok(
+        api.POST("/v1/me/games", {
+          body: { game: which.value, seats: seatKinds.map((select) => plan(select.value)), options: readOptions(), clock: clock.read() },
+        }),
+      );
+      const links = hosted.seats.filter((seat) => seat.invitation);
+      replace(
+        result,
+        h("h2", null, "Invite your friends"),
+        links.length > 0
+          ? links.map((seat) => copyField(`Seat ${seat.seat + 1}`, new URL(seat.invitation?.link ?? "", location.origin).href))
+          : h("p", null, "No seat needs an invitation."),
+        h("p", null, h("a", { href: `/play/games/${hosted.id}`, "data-link": true, class: "button" }, "Go to the table")),
+      );
+      form.replaceWith(result);
+    });
+  });
+  frame(root, "New game", form);
+}

@@ -1,0 +1,343 @@
+/** The table: one game as my seat sees it (or a spectator), live from the game's stream, with
+ * my legal actions as things to click, the story so far in words, claiming a seat from an
+ * invitation link, resigning, and handing my seat to a bot. */
+
+import { api, ApiError, catalogGame, follow, ok, type GameEvent, type GameView } from "../api";
+import { CardBook, cardView } from "../cards";
+import { h, replace, type Child } from "../h";
+import { navigate } from "../router";
+import { session } from "../session";
+import { busy, copyField, duration, errorBox, frame, gameName, when } from "../ui";
+import { isChoose, narrateTable, pickedFor, useVerbs, verbFor, type GameModule, type Legal, type Move, type Table } from "../games/kit";
+import { moduleFor } from "../games/modules";
+
+async function loadView(id: string): Promise<GameView> {
+  return ok(api.GET("/v1/games/{id}", { params: { path: { id } } })) as Promise<GameView>;
+}
+
+/** Where the reader came from an invitation: `?seat=N&invitation=CODE`. */
+function invitation(): { seat: number; code: string | null } | null {
+  const query = new URLSearchParams(location.search);
+  const seat = query.get("seat");
+  return seat !== null && /^\d+$/.test(seat) ? { seat: Number(seat), code: query.get("invitation") } : null;
+}
+
+function claimPanel(view: GameView, id: string): HTMLElement | null {
+  const offer = invitation();
+  if (!offer || view.status !== "waiting" || view.you) return null;
+  const status = h("div", { "aria-live": "polite" });
+  if (!session.token()) {
+    const next = encodeURIComponent(location.pathname + location.search);
+    return h("section", { class: "claim" }, h("h2", null, `You are invited to seat ${offer.seat + 1}`), h("p", null, h("a", { href: `/play/welcome?next=${next}`, "data-link": true, class: "button" }, "Join Parlour to take it"), " or ", h("a", { href: `/play/sign-in?next=${next}`, "data-link": true }, "sign in")));
+  }
+  const take = h("button", { type: "button" }, `Take seat ${offer.seat + 1}`);
+  take.addEventListener("click", () =>
+    void busy(take, status, async () => {
+      await ok(api.POST("/v1/games/{id}/seats/{seat}/claim", { params: { path: { id, seat: offer.seat } }, body: offer.code ? { code: offer.code } : {} }));
+      // A fresh page: the stream opened before the claim follows a spectator's view.
+      navigate(`/play/games/${id}`, true);
+    }),
+  );
+  return h("section", { class: "claim" }, h("h2", null, `You are invited to seat ${offer.seat + 1}`), take, status);
+}
+
+function seatList(table: Table): HTMLElement {
+  const view = table.view;
+  const clocks = new Map((view.clock?.seats ?? []).map((seat) => [seat.seat, seat]));
+  const seating = new Map((view.seating?.seats ?? []).map((seat) => [seat.seat, seat]));
+  return h(
+    "ol",
+    { class: "seats-list", "aria-label": "Seats" },
+    view.seats.map((seat) => {
+      const clock = clocks.get(seat.seat);
+      const sat = seating.get(seat.seat);
+      const toAct = view.to_act.includes(seat.seat);
+      const empty = view.status === "waiting" && sat && !sat.holder && !sat.bot;
+      return h(
+        "li",
+        { class: `seat${toAct ? " to-act" : ""}${seat.seat === table.me ? " mine" : ""}`, "data-seat": seat.seat },
+        h("strong", null, seat.name || (empty ? "(empty seat)" : `Seat ${seat.seat + 1}`)),
+        seat.seat === table.me ? h("span", { class: "badge" }, "you") : null,
+        sat?.bot ? h("span", { class: "badge" }, `bot: ${sat.bot}`) : null,
+        toAct ? h("span", { class: "badge turn" }, "to play") : null,
+        clock?.away_until ? h("span", { class: "quiet" }, `away until ${when(clock.away_until)}`) : null,
+        clock?.deadline ? h("span", { class: "deadline" }, `${duration(clock.time_left_seconds)} left`) : null,
+      );
+    }),
+  );
+}
+
+/** Every legal action that is not a card to click: plain buttons, two-step asks, and
+ * choices of names (a batting order) or of cards to show. */
+function actionPanel(table: Table, module: GameModule): HTMLElement | null {
+  if (table.legal.length === 0) return null;
+  const parts: Child[] = [];
+  const asks = table.legal.filter((action) => typeof action.seat === "number" && typeof action.card === "string");
+  if (asks.length > 0) {
+    const seats = [...new Set(asks.map((action) => action.seat as number))];
+    parts.push(
+      h(
+        "div",
+        { class: "ask-seat", role: "group", "aria-label": "Ask whom" },
+        h("span", null, "Ask "),
+        seats.map((seat) => {
+          const button = h("button", { type: "button", class: table.target === seat ? "selected" : "secondary", "aria-pressed": String(table.target === seat), "data-ask-seat": seat }, table.names[seat] ?? `Seat ${seat + 1}`);
+          button.addEventListener("click", () => {
+            table.target = seat;
+            table.targetCard = null;
+            table.picked.clear();
+            table.redraw();
+          });
+          return button;
+        }),
+      ),
+    );
+    if (table.target !== null) {
+      const forSeat = asks.filter((action) => action.seat === table.target);
+      parts.push(
+        h("p", null, `for which card?`),
+        h(
+          "div",
+          { class: "card-row", role: "group", "aria-label": "Cards to ask for" },
+          forSeat.map((action) => {
+            const card = action.card as string;
+            const show = Object.values(action).find(isChoose);
+            return cardView(table.book, card, {
+              selected: table.targetCard === card,
+              onPick: () => {
+                if (show) {
+                  table.targetCard = card;
+                  table.picked.clear();
+                  table.redraw();
+                } else {
+                  table.act({ type: action.type, card, seat: action.seat });
+                }
+              },
+            });
+          }),
+        ),
+      );
+      const chosen = forSeat.find((action) => action.card === table.targetCard);
+      const show = chosen && Object.entries(chosen).find(([, value]) => isChoose(value));
+      if (chosen && show) {
+        const [field, choice] = show as [string, { choose: number; from: string[] }];
+        const picked = pickedFor(table, `${chosen.type}:${field}`);
+        parts.push(
+          h("p", null, `Show ${choice.choose} of your cards with it:`),
+          h(
+            "div",
+            { class: "card-row", role: "group", "aria-label": "Cards to show" },
+            choice.from.map((card) =>
+              cardView(table.book, card, {
+                selected: picked.includes(card),
+                onPick: () => {
+                  if (picked.includes(card)) picked.splice(picked.indexOf(card), 1);
+                  else if (picked.length < choice.choose) picked.push(card);
+                  table.redraw();
+                },
+              }),
+            ),
+          ),
+        );
+        const send = h("button", { type: "button", disabled: picked.length !== choice.choose }, `Ask, showing ${picked.length} of ${choice.choose}`);
+        send.addEventListener("click", () => table.act({ type: chosen.type, card: chosen.card, seat: chosen.seat, [field]: [...picked] }));
+        parts.push(send);
+      }
+    }
+  }
+  for (const action of table.legal) {
+    if (asks.includes(action) || typeof action.card === "string") continue;
+    const fields = Object.entries(action).filter(([key]) => key !== "type");
+    const choice = fields.find(([, value]) => isChoose(value));
+    if (choice) {
+      const [field, value] = choice as [string, { choose: number; from: string[] }];
+      const picked = pickedFor(table, action.type);
+      const inHand = value.from.every((item) => table.book.has(item));
+      if (!inHand) {
+        parts.push(
+          h(
+            "div",
+            { class: "choice", role: "group", "aria-label": verbFor(table, action) },
+            h("span", null, `${verbFor(table, action)}: pick ${value.choose} in order`),
+            value.from.map((item) => {
+              const at = picked.indexOf(item);
+              const button = h("button", { type: "button", class: at >= 0 ? "selected" : "secondary", "aria-pressed": String(at >= 0) }, at >= 0 ? `${at + 1}. ${item}` : item);
+              button.addEventListener("click", () => {
+                if (at >= 0) picked.splice(at, 1);
+                else if (picked.length < value.choose) picked.push(item);
+                table.redraw();
+              });
+              return button;
+            }),
+          ),
+        );
+      }
+      const send = h("button", { type: "button", disabled: picked.length !== value.choose, "data-action": action.type }, `${verbFor(table, action)}${value.choose > 1 ? ` (${picked.length} of ${value.choose})` : ""}`);
+      send.addEventListener("click", () => table.act({ ...action, [field]: [...picked] } as Move));
+      parts.push(send);
+      continue;
+    }
+    const label = module.verbs[`${action.type}:${fields.map(([, value]) => String(value)).join(":")}`] ?? [verbFor(table, action), ...fields.map(([, value]) => String(value))].join(" ");
+    const button = h("button", { type: "button", "data-action": action.type }, label.replace(/_/g, " "));
+    button.addEventListener("click", () => table.act({ ...action } as Move));
+    parts.push(button);
+  }
+  if (parts.length === 0) return null;
+  return h("section", { class: "actions", "aria-label": "Your move" }, h("h2", null, "Your move"), ...parts);
+}
+
+function seatControls(table: Table, id: string, status: HTMLElement, refresh: (view: GameView) => void): HTMLElement | null {
+  const view = table.view;
+  if (table.me === null || view.status !== "active") return null;
+  const me = table.me;
+  const bot = view.seating?.seats.find((seat) => seat.seat === me)?.bot;
+  const resign = h("button", { type: "button", class: "danger" }, "Resign");
+  resign.addEventListener("click", () => {
+    if (!confirm("Resign this game? It ends for everyone.")) return;
+    void busy(resign, status, async () => refresh((await ok(api.POST("/v1/games/{id}/resign", { params: { path: { id } } }))) as GameView));
+  });
+  const hand = h("button", { type: "button", class: "secondary" }, bot ? "Take my seat back from the bot" : "Let a bot play for me");
+  hand.addEventListener("click", () =>
+    void busy(hand, status, async () => {
+      if (bot) await ok(api.DELETE("/v1/games/{id}/seats/{seat}/bot", { params: { path: { id, seat: me } } }));
+      else await ok(api.PUT("/v1/games/{id}/seats/{seat}/bot", { params: { path: { id, seat: me } }, body: { level: "steady" } }));
+      refresh(await loadView(id));
+    }),
+  );
+  return h("section", { class: "controls" }, hand, " ", resign);
+}
+
+function resultLine(table: Table): Child {
+  const result = table.view.result as Record<string, unknown> | null | undefined;
+  if (table.view.status !== "finished" || !result) return null;
+  if (result.ended_by === "abort") return h("p", { class: "result" }, "The game was called off.");
+  if (result.ended_by === "resignation" || result.ended_by === "forfeit") {
+    return h("p", { class: "result" }, `${table.names[result.seat as number] ?? "A player"} ${result.ended_by === "resignation" ? "resigned" : "forfeited"}: the game is over.`);
+  }
+  if (result.ended_by === "abandonment") return h("p", { class: "result" }, "The game was abandoned.");
+  return null;
+}
+
+export async function tablePage(root: HTMLElement, params: Record<string, string>, signal: AbortSignal): Promise<void> {
+  const id = params.id ?? "";
+  const main = frame(root, "Table");
+  let view: GameView;
+  try {
+    view = await loadView(id);
+  } catch (error) {
+    main.append(errorBox(error), h("p", null, h("a", { href: "/play", "data-link": true }, "Back to my games")));
+    return;
+  }
+  const module = moduleFor(view.game);
+  useVerbs(module.verbs);
+  const catalog = await catalogGame(view.game);
+  const book = new CardBook(catalog.cards);
+  const story = h("ol", { class: "story", "aria-label": "What has happened", reversed: true });
+  const events: GameEvent[] = [];
+  const status = h("div", { "aria-live": "assertive" });
+  const body = h("div", { class: "table-body", "data-version": -1 });
+  const table: Table = {
+    view,
+    book,
+    names: [],
+    me: null,
+    legal: [],
+    picked: new Map(),
+    target: null,
+    targetCard: null,
+    redraw: () => draw(),
+    act: (move: Move) => void send(move),
+  };
+  let lastVersion = -1;
+
+  const loadStory = async () => {
+    for (;;) {
+      const after = events.length > 0 ? (events[events.length - 1]?.seq ?? 0) : 0;
+      const page = await ok(api.GET("/v1/games/{id}/events", { params: { path: { id }, query: { after, limit: 1000 } } }));
+      events.push(...page.events);
+      if (page.events.length === 0 || page.next_after === undefined || page.next_after === null) break;
+    }
+    replace(
+      story,
+      events
+        .map((event) => module.narrate(event, table) ?? narrateTable(event, table))
+        .filter((line): line is string => Boolean(line))
+        .reverse()
+        .slice(0, 60)
+        .map((line) => h("li", null, line)),
+    );
+  };
+
+  const draw = () => {
+    table.view = view;
+    table.names = view.seats.map((seat) => seat.name);
+    table.me = view.you?.seat ?? null;
+    table.legal = view.legal_actions as Legal[];
+    const mine = table.me !== null && view.to_act.includes(table.me);
+    document.title = `${mine ? "Your move · " : ""}${gameName(view.game)} — Parlour`;
+    body.dataset.version = String(view.version);
+    body.dataset.status = view.status;
+    replace(
+      body,
+      claimPanel(view, id),
+      h("h1", null, gameName(view.game), " ", h("span", { class: "quiet" }, view.status === "waiting" ? "waiting for players" : view.status === "finished" ? "finished" : mine ? "your move" : "")),
+      resultLine(table),
+      seatList(table),
+      h("section", { class: "board", "aria-label": "The table" }, module.board(table)),
+      table.me !== null ? h("section", { class: "my-hand", "aria-label": "Your cards" }, module.hand(table)) : null,
+      actionPanel(table, module),
+      status,
+      seatControls(table, id, status, (next) => accept(next)),
+      h("section", { class: "story-panel" }, h("h2", null, "The story so far"), story),
+      h(
+        "section",
+        { class: "share" },
+        view.status === "finished"
+          ? h("p", null, h("a", { href: `/play/games/${id}/replay`, "data-link": true, class: "button" }, "Replay and audit"))
+          : copyField("Link for spectators", `${location.origin}/play/games/${id}`),
+      ),
+    );
+  };
+
+  const accept = (next: GameView) => {
+    if (next.version < lastVersion) return;
+    const moved = next.version !== lastVersion;
+    lastVersion = next.version;
+    view = next;
+    if (moved) {
+      table.picked.clear();
+      table.target = null;
+      table.targetCard = null;
+    }
+    draw();
+    if (moved) void loadStory().catch(() => undefined);
+  };
+
+  const send = async (move: Move) => {
+    status.replaceChildren();
+    try {
+      const next = await ok(
+        api.POST("/v1/games/{id}/actions", {
+          params: { path: { id }, header: { "If-Match": `"${view.version}"` } },
+          body: move as never,
+        }),
+      );
+      accept(next as GameView);
+    } catch (error) {
+      status.replaceChildren(errorBox(error));
+      if (error instanceof ApiError && error.status === 412) accept(await loadView(id));
+    }
+  };
+
+  main.append(body);
+  accept(view);
+  void follow(
+    `/v1/games/${id}/stream`,
+    (event, data) => {
+      if (event === "view") accept(JSON.parse(data) as GameView);
+    },
+    signal,
+  );
+  if (!session.token() && invitation()) return;
+  if (view.status === "finished" && !invitation() && location.hash === "#replay") navigate(`/play/games/${id}/replay`);
+}

@@ -1,0 +1,105 @@
+/** Pieces every screen shares: the page frame, error messages, times, copying. */
+
+import { ApiError } from "./api";
+import { h, type Child } from "./h";
+import { session } from "./session";
+
+/** The frame around every screen: a header with the way home and to the account. */
+export function frame(root: HTMLElement, title: string, ...content: Child[]): HTMLElement {
+  document.title = `${title} — Parlour`;
+  const main = h("main", { id: "main" }, ...content);
+  root.replaceChildren(
+    h("a", { class: "skip", href: "#main" }, "Skip to content"),
+    h(
+      "header",
+      { class: "bar" },
+      h("a", { href: "/play", "data-link": true, class: "brand" }, "Parlour"),
+      h(
+        "nav",
+        { "aria-label": "Main" },
+        session.token()
+          ? [
+              h("a", { href: "/play", "data-link": true }, "My games"),
+              h("a", { href: "/play/new", "data-link": true }, "New game"),
+              h("a", { href: "/play/account", "data-link": true }, "Account"),
+            ]
+          : [
+              h("a", { href: "/play/welcome", "data-link": true }, "Join"),
+              h("a", { href: "/play/sign-in", "data-link": true }, "Sign in"),
+            ],
+      ),
+    ),
+    main,
+  );
+  return main;
+}
+
+/** What went wrong, in words, for a person. */
+export function describe(error: unknown): string {
+  if (error instanceof ApiError) {
+    const rule = typeof error.problem.rule === "string" ? ` (${error.problem.rule})` : "";
+    return `${error.message}${rule}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An alert box for an error, or nothing. */
+export function errorBox(error: unknown): HTMLElement {
+  return h("p", { class: "error", role: "alert" }, describe(error));
+}
+
+/** Runs `work` with `button` disabled; shows any refusal in `status`. */
+export async function busy(button: HTMLButtonElement | null, status: HTMLElement, work: () => Promise<void>): Promise<void> {
+  if (button) button.disabled = true;
+  status.replaceChildren();
+  try {
+    await work();
+  } catch (error) {
+    status.replaceChildren(errorBox(error));
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** "2 d 3 h", "5 h 10 min", "3 min": how long is left. */
+export function duration(seconds: number): string {
+  if (seconds <= 0) return "no time";
+  const days = Math.floor(seconds / 86400);
+  const hours = Math.floor((seconds % 86400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (days > 0) return `${days} d ${hours} h`;
+  if (hours > 0) return `${hours} h ${minutes} min`;
+  return `${Math.max(minutes, 1)} min`;
+}
+
+/** A moment as the reader's clock shows it. */
+export function when(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** A read-only field holding `text`, with a button that copies it. */
+export function copyField(label: string, text: string): HTMLElement {
+  const input = h("input", { type: "text", readonly: true, value: text, "aria-label": label, class: "copy-text" });
+  const button = h("button", { type: "button", class: "secondary" }, "Copy");
+  button.addEventListener("click", () => {
+    input.select();
+    void navigator.clipboard?.writeText(text).then(
+      () => (button.textContent = "Copied"),
+      () => document.execCommand("copy"),
+    );
+  });
+  return h("div", { class: "copy" }, h("span", { class: "copy-label" }, label), input, button);
+}
+
+/** Human names of the games, by catalogue id. */
+export const GAME_NAMES: Record<string, string> = {
+  girl: "GIRL",
+  car: "The CAR Game",
+  "british-birds": "British Birds",
+  "history-of-england": "History of England No. 2",
+  googly: "GOOGLY",
+};
+
+export function gameName(id: string): string {
+  return GAME_NAMES[id] ?? id;
+}

@@ -1,0 +1,126 @@
+// Shared pieces of the browser tests: a headless Debian Chromium driven by playwright-core,
+// players who join through the page, and moves made by clicking what the page offers.
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+
+export const BASE = process.env.PARLOUR_URL ?? "http://127.0.0.1:8080";
+export const SHOTS = new URL("../test-results/", import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+
+/** Chromium as the machine has it (no browser download): flags keep it off the network. */
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+/** A person on their own device (a browser context of its own) who joins with a name. */
+export async function join(browser, name, viewport) {
+  const context = await browser.newContext(viewport ? { viewport } : {});
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error));
+  page.errors = errors;
+  await page.goto(`${BASE}/play`);
+  await page.getByLabel("Your name").fill(name);
+  await page.getByRole("button", { name: "Join" }).click();
+  await page.getByRole("heading", { name: `${name}’s games` }).waitFor();
+  return page;
+}
+
+/** Hosts a game through the New game form; answers the invitation links it shows. */
+export async function host(page, { game, players, seats = [], options = {} }) {
+  await page.getByRole("link", { name: "New game" }).first().click();
+  await page.getByLabel("Game", { exact: true }).selectOption(game);
+  if (players) await page.getByLabel("Players").selectOption(String(players));
+  for (const [index, kind] of seats.entries()) {
+    if (kind) await page.getByLabel(`Seat ${index + 1}`, { exact: true }).selectOption(kind);
+  }
+  for (const [label, value] of Object.entries(options)) {
+    await page.getByLabel(label).selectOption(value);
+  }
+  await page.getByRole("button", { name: "Create the game" }).click();
+  await page.getByRole("heading", { name: "Invite your friends" }).waitFor();
+  const links = await page.locator(".copy-text").evaluateAll((inputs) => inputs.map((input) => input.value));
+  await page.getByRole("link", { name: "Go to the table" }).click();
+  await page.locator(".table-body").waitFor();
+  return { links, id: new URL(page.url()).pathname.split("/").pop() };
+}
+
+/** Opens an invitation link and takes the seat. */
+export async function claim(page, link) {
+  await page.goto(link);
+  await page.getByRole("button", { name: /^Take seat/ }).click();
+  await page.locator('.table-body:not([data-status="waiting"])').waitFor();
+}
+
+export function version(page) {
+  return page.locator(".table-body").getAttribute("data-version").then(Number);
+}
+
+/** Waits until the page shows a version past `before`. */
+export async function movedPast(page, before) {
+  await page.waitForFunction((v) => Number(document.querySelector(".table-body")?.getAttribute("data-version")) > v, before, { timeout: 15000 });
+}
+
+/** Whether the page offers a move now. */
+export async function hasMove(page) {
+  return (await page.locator("section.actions").count()) > 0 || (await page.locator(".hand button.card, .board button.card").count()) > 0;
+}
+
+/** Makes one move by clicking what the page offers: a card to pick up or lay, an ask
+ * (a player, then a card, then any cards to show), a choice, or a plain button. */
+export async function move(page) {
+  const before = await version(page);
+  const cards = page.locator(".hand button.card[title*='('], .board button.card");
+  const choice = page.locator("section.actions button[data-action][disabled]");
+  const askSeat = page.locator("[data-ask-seat]");
+  const plain = page.locator("section.actions button[data-action]:not([disabled])");
+  if ((await choice.count()) > 0) {
+    const wanted = Number(/of (\d+)/.exec(await choice.first().textContent())?.[1] ?? 1);
+    const pickable = page.locator(".hand button.card[aria-pressed='false'], .choice button[aria-pressed='false']");
+    for (let i = 0; i < wanted; i++) await pickable.first().click();
+    await page.locator("section.actions button[data-action]:not([disabled])").first().click();
+  } else if ((await askSeat.count()) > 0) {
+    await askSeat.first().click();
+    await page.getByRole("group", { name: "Cards to ask for" }).locator("button.card").first().click();
+    const show = page.getByRole("group", { name: "Cards to show" });
+    if ((await show.count()) > 0) {
+      const text = await page.getByRole("button", { name: /^Ask, showing/ }).textContent();
+      const wanted = Number(/of (\d+)/.exec(text)?.[1] ?? 2);
+      for (let i = 0; i < wanted; i++) await show.locator("button.card[aria-pressed='false']").first().click();
+      await page.getByRole("button", { name: /^Ask, showing/ }).click();
+    }
+  } else if ((await plain.count()) > 0) {
+    await plain.first().click();
+  } else if ((await cards.count()) > 0) {
+    await cards.first().click();
+  } else {
+    return false;
+  }
+  await movedPast(page, before);
+  return true;
+}
+
+/** Plays until the game is over, each page moving when it is offered a move. */
+export async function playToTheEnd(pages, limit = 2000) {
+  for (let moves = 0; moves < limit; moves++) {
+    if ((await pages[0].locator(".table-body").getAttribute("data-status")) === "finished") return moves;
+    let moved = false;
+    for (const page of pages) {
+      await page.waitForTimeout(0);
+      if (await hasMove(page)) {
+        moved = (await move(page)) || moved;
+        break;
+      }
+    }
+    if (!moved) await pages[0].waitForTimeout(100);
+  }
+  for (const [index, page] of pages.entries()) await shot(page, `stuck-${index}`);
+  throw new Error("the game did not end");
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+}
