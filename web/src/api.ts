@@ -39,11 +39,12 @@ export async function ok<T>(
   call: Promise<{ data?: T; error?: unknown; response: Response }>,
 ): Promise<T> {
   const { data, error, response } = await call;
-  if (!response.ok || data === undefined) {
+  // A 204 (a revoked token, say) has no body: its data is undefined, and that is success.
+  if (!response.ok) {
     const problem = (typeof error === "object" && error !== null ? error : {}) as ApiError["problem"];
     throw new ApiError(response.status, problem);
   }
-  return data;
+  return data as T;
 }
 
 const catalogue = new Map<string, Promise<CatalogGame>>();

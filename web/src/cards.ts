@@ -20,7 +20,7 @@ export interface CardData {
   reign?: string;
   crown?: boolean;
   set_size?: number;
-  year?: string | number;
+  year?: string | number | null;
   pack?: string;
   runs?: number;
   hows_that?: boolean;
@@ -97,7 +97,7 @@ function face(card: CardData): { band: string; corner: string; title: string; de
       band: tint(card.reign),
       corner: card.crown ? "♛" : String(card.series ?? ""),
       title: card.name,
-      details: [card.reign, card.year !== undefined ? String(card.year) : "", card.crown ? "Crown" : ""],
+      details: [card.reign, card.year !== undefined && card.year !== null ? String(card.year) : "", card.crown ? "Crown" : ""],
     };
   }
   if (card.pack === "batting") {

@@ -52,7 +52,7 @@ export async function host(page, { game, players, seats = [], options = {} }) {
 export async function claim(page, link) {
   await page.goto(link);
   await page.getByRole("button", { name: /^Take seat/ }).click();
-  await page.locator('.table-body:not([data-status="waiting"])').waitFor();
+  await page.locator(".seats-list .seat.mine").waitFor();
 }
 
 export function version(page) {
@@ -104,7 +104,7 @@ export async function move(page) {
 }
 
 /** Plays until the game is over, each page moving when it is offered a move. */
-export async function playToTheEnd(pages, limit = 2000) {
+export async function playToTheEnd(pages, limit = 2000, afterEachMove = async () => {}) {
   for (let moves = 0; moves < limit; moves++) {
     if ((await pages[0].locator(".table-body").getAttribute("data-status")) === "finished") return moves;
     let moved = false;
@@ -112,6 +112,7 @@ export async function playToTheEnd(pages, limit = 2000) {
       await page.waitForTimeout(0);
       if (await hasMove(page)) {
         moved = (await move(page)) || moved;
+        if (moved) await afterEachMove(moves);
         break;
       }
     }
@@ -123,4 +124,34 @@ export async function playToTheEnd(pages, limit = 2000) {
 
 export async function shot(page, name) {
   await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+}
+
+/** Calls the API as the person signed in on `page` (the token the page keeps). */
+export async function asPlayer(page, method, path, body) {
+  const token = await page.evaluate(() => localStorage.getItem("parlour.token"));
+  const response = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** A seed as the API takes it. */
+export function seed(n) {
+  return n.toString(16).padStart(64, "0");
+}
+
+/** Every card id the page's DOM holds, anywhere in its markup. */
+export async function cardIdsIn(page, ids) {
+  const html = await page.content();
+  return ids.filter((id) => html.includes(id));
+}
+
+/** Opens a game's table on `page` and waits for it to show `version` or later. */
+export async function openTable(page, id, version = 0) {
+  await page.goto(`${BASE}/play/games/${id}`);
+  await page.waitForFunction((v) => Number(document.querySelector(".table-body")?.getAttribute("data-version")) >= v, version);
 }

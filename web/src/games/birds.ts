@@ -53,7 +53,7 @@ function narrate(event: GameEvent, table: Table): string | null {
   const card = (id: unknown) => (typeof id === "string" ? table.book.name(id) : "a card");
   switch (event.type) {
     case "deal":
-      return `The cards were dealt; ${who(table, data.first)} plays first.`;
+      return `The cards were dealt; ${who(table, data.first)} ${data.first === table.me ? "play" : "plays"} first.`;
     case "pick_up":
       return `${Who(table, data.seat)} picked up ${card(data.card)}${data.replacement ? `; ${card(data.replacement)} was turned up in its place` : ""}.`;
     case "ask":

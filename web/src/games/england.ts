@@ -21,7 +21,7 @@ function board(table: Table) {
       "div",
       { class: "centre" },
       h("div", { class: "pile" }, pub.pool > 0 ? cardBack(`the pool, ${pub.pool} cards`) : null, h("span", null, `Pool: ${pub.pool}`)),
-      h("p", null, `Series ${pub.series}. ${pub.stage.replace(/_/g, " ")}${pub.turns_left !== undefined ? `, ${pub.turns_left} turns left` : ""}.`),
+      h("p", null, `Series ${pub.series}. ${pub.stage.replace(/_/g, " ")}${pub.turns_left !== undefined && pub.turns_left !== null ? `, ${pub.turns_left} turns left` : ""}.`),
     ),
     last
       ? h("p", { class: "last" }, `Last ask: ${Who(table, last.asker)} asked ${who(table, last.seat)} for ${table.book.name(last.card)}: ${ANSWERS[last.answer] ?? last.answer}${last.forfeited > 0 ? `, ${last.forfeited} cards forfeited` : ""}.`)

@@ -40,7 +40,7 @@ function board(table: Table) {
         pub.innings.map((innings) => h("tr", null, h("td", null, innings.team), h("td", null, `${innings.runs}/${innings.wickets}${innings.declared ? " dec" : ""}`), h("td", null, innings.overs))),
       ),
     ),
-    pub.target !== undefined ? h("p", null, `Target: ${pub.target}`) : null,
+    pub.target !== undefined && pub.target !== null ? h("p", null, `Target: ${pub.target}`) : null,
     pub.toss ? h("p", null, `${pub.toss.winner} won the toss${pub.toss.elected ? ` and chose to ${pub.toss.elected}` : ""}.`) : null,
     current
       ? h(

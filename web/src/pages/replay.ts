@@ -20,7 +20,7 @@ function auditPanel(id: string): HTMLElement {
       const verdict = report.chain_ok && report.replay_ok && report.seed_ok !== false && report.failures.length === 0;
       replace(
         out,
-        h("p", { class: verdict ? "verdict ok" : "verdict bad", "data-verdict": verdict ? "ok" : "failed" }, verdict ? "Verified: the chain holds, every move replays, and the seed matches its commitment." : "The audit found problems."),
+        h("p", { class: verdict ? "verdict ok" : "verdict bad", "data-verdict": verdict ? "ok" : "failed" }, verdict ? report.seed_ok === undefined ? "So far so good: the chain holds and every move replays. The seed is revealed, and checked, when the game ends." : "Verified: the chain holds, every move replays, and the seed matches its commitment and every shuffle." : "The audit found problems."),
         h(
           "dl",
           null,
@@ -33,7 +33,7 @@ function auditPanel(id: string): HTMLElement {
           h("dt", null, "Seed matches the commitment"),
           h("dd", null, report.seed_ok === undefined ? "not yet" : report.seed_ok ? "yes" : "no"),
           h("dt", null, "Hash chain"),
-          h("dd", null, `${report.chain_ok ? "intact" : "broken"}, ${report.chain} links; head ${report.head_hash ?? "—"}`),
+          h("dd", null, `${report.chain_ok ? "intact" : "broken"} (format ${report.chain}); head ${report.head_hash ?? "—"}`),
           h("dt", null, "Replay"),
           h("dd", null, report.replay_ok ? `all ${report.events} events replay` : "does not replay"),
         ),
@@ -108,7 +108,7 @@ export async function replayPage(root: HTMLElement, params: Record<string, strin
   main.append(
     h("h1", null, `Replay: ${gameName(latest.game)}`),
     h("p", null, h("a", { href: `/play/games/${id}`, "data-link": true }, "Back to the table")),
-    h("div", { class: "replay-controls" }, button("⏮", "To the start", -Infinity), button("◀", "One back", -1), slider, button("▶", "One on", 1), button("⏭", "To the end", Infinity), label),
+    h("div", { class: "replay-controls" }, button("« Start", "To the start", -Infinity), button("‹ Back", "One back", -1), slider, button("On ›", "One on", 1), button("End »", "To the end", Infinity), label),
     board,
     h("section", { class: "story-panel" }, h("h2", null, "The story to here"), story),
     auditPanel(id),

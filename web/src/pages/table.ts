@@ -67,6 +67,11 @@ function seatList(table: Table): HTMLElement {
   );
 }
 
+/** My cards' section, when I have any to show. */
+function mineShown(cards: Child): HTMLElement | null {
+  return cards ? h("section", { class: "my-hand", "aria-label": "Your cards" }, cards) : null;
+}
+
 /** Every legal action that is not a card to click: plain buttons, two-step asks, and
  * choices of names (a batting order) or of cards to show. */
 function actionPanel(table: Table, module: GameModule): HTMLElement | null {
@@ -284,7 +289,7 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
       resultLine(table),
       seatList(table),
       h("section", { class: "board", "aria-label": "The table" }, module.board(table)),
-      table.me !== null ? h("section", { class: "my-hand", "aria-label": "Your cards" }, module.hand(table)) : null,
+      mineShown(module.hand(table)),
       actionPanel(table, module),
       status,
       seatControls(table, id, status, (next) => accept(next)),

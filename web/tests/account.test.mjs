@@ -1,0 +1,54 @@
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { BASE, asPlayer, claim, host, join, launch, openTable, playToTheEnd, shot } from "./helpers.mjs";
+
+let browser;
+before(async () => (browser = await launch()));
+after(async () => browser?.close());
+
+test("a one-time code from the first device signs the account in on a second, which the first can then revoke", async () => {
+  const laptop = await join(browser, "Dot");
+  await laptop.getByRole("link", { name: "Account" }).click();
+  await laptop.getByRole("button", { name: "Sign in another device" }).click();
+  const code = await laptop.getByLabel("One-time code").inputValue();
+  const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+  await phone.goto(`${BASE}/play/sign-in`);
+  await phone.getByLabel("One-time code").fill(code);
+  await phone.getByLabel("Name for this device").fill("phone");
+  await phone.getByRole("button", { name: "Sign in" }).click();
+  await phone.getByRole("heading", { name: "Dot’s games" }).waitFor();
+  await laptop.reload();
+  const phoneRow = laptop.locator(".devices li", { hasText: "phone" });
+  await phoneRow.waitFor();
+  await shot(laptop, "account-devices");
+  await phoneRow.getByRole("button", { name: "Revoke" }).click();
+  await phoneRow.waitFor({ state: "detached" });
+  await phone.reload();
+  await phone.getByRole("heading", { name: "Play classic British card games" }).waitFor();
+});
+
+test("the inbox says live, and in the tab's title, when it is my move", async () => {
+  const ann = await join(browser, "Ann");
+  const bea = await join(browser, "Bea");
+  const { links, id } = await host(ann, { game: "girl", players: 2, seats: ["me", "invitation"] });
+  await claim(bea, links[0]);
+  const view = await asPlayer(ann, "GET", `/v1/games/${id}`);
+  const [mover, waiter] = view.to_act.includes(0) ? [ann, bea] : [bea, ann];
+  await waiter.goto(`${BASE}/play`);
+  await waiter.locator(`.inbox-row[data-game="${id}"]`).waitFor();
+  assert.equal(await waiter.title(), "My games — Parlour");
+  const moverView = await asPlayer(mover, "GET", `/v1/games/${id}`);
+  await asPlayer(mover, "POST", `/v1/games/${id}/actions`, moverView.legal_actions[0]);
+  await waiter.waitForFunction(() => document.title === "(1) Your move — Parlour");
+  await waiter.locator(`.inbox-row.asked-move[data-game="${id}"]`).waitFor();
+  await shot(waiter, "inbox-your-move");
+});
+
+test("a bot fills an empty seat chosen in the lobby, and the game is played to the end against it", async () => {
+  const ann = await join(browser, "Ann");
+  await host(ann, { game: "british-birds", players: 2, seats: ["me", "bot:steady"] });
+  await ann.locator(".badge", { hasText: "bot: steady" }).waitFor();
+  await playToTheEnd([ann], 3000);
+  await ann.getByText(/Game over\. Points:/).first().waitFor();
+  await shot(ann, "british-birds-against-a-bot");
+});
