@@ -8,6 +8,7 @@ import { newGame } from "./pages/new-game";
 import { accountPage } from "./pages/account";
 import { tablePage } from "./pages/table";
 import { replayPage } from "./pages/replay";
+import { seriesPage } from "./pages/series";
 
 route("/play", home);
 route("/play/welcome", welcome);
@@ -16,6 +17,7 @@ route("/play/new", newGame);
 route("/play/account", accountPage);
 route("/play/games/:id", tablePage);
 route("/play/games/:id/replay", replayPage);
+route("/play/googly/series", seriesPage);
 
 const root = document.getElementById("app");
 if (root) start(root);

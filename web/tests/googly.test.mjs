@@ -19,4 +19,15 @@ test("a two-player GOOGLY match is played through the page to its result, with t
   await ann.waitForFunction((text) => document.querySelector(".scorecard")?.textContent === text, printed);
   assert.match(printed, /\S/);
   await shot(ann, "googly-finished");
+
+  await ann.getByRole("link", { name: /^Series/ }).click();
+  const stats = await (await fetch(`${BASE}/v1/statistics/googly?games=${hosted.id}`)).json();
+  const table = ann.getByRole("table", { name: "County Championship" });
+  await table.waitFor();
+  for (const standing of stats.table) {
+    await table.getByRole("row", { name: new RegExp(`^${standing.team} .* ${standing.points}$`) }).waitFor();
+  }
+  const best = stats.batting[0];
+  await ann.getByRole("table", { name: "Batting averages" }).getByRole("row", { name: new RegExp(`^${best.player} ${best.team} .* ${best.runs} `) }).waitFor();
+  await shot(ann, "googly-series");
 });

@@ -57,6 +57,7 @@ function board(table: Table) {
       : null,
     h("p", { class: "quiet" }, `Day ${pub.time.day}; ${pub.time.overs_left} overs left.`),
     h("details", { open: true }, h("summary", null, "Scorecard"), scorecard(table)),
+    table.view.status === "finished" ? h("p", null, h("a", { href: "/play/googly/series", "data-link": true }, "Series: the championship table and averages")) : null,
   ];
 }
 
