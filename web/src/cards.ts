@@ -120,7 +120,8 @@ export function cardSvg(card: CardData): SVGElement {
     s("rect", { x: 1, y: 1, width: 82, height: 118, rx: 7, fill: "#fffdf7", stroke: "#555", "stroke-width": 1.5 }),
     s("rect", { x: 1, y: 1, width: 82, height: 22, rx: 7, fill: band }),
     s("g", { fill: dark ? "#fff" : "#222" }, text(8, 16, corner, 12, "bold", "start")),
-    s("g", { fill: "#111" }, ...titleLines.map((line, i) => text(42, 42 + i * 13, line, 11, "bold"))),
+    // A long word (Record-breaking) is set smaller rather than cut off.
+    s("g", { fill: "#111" }, ...titleLines.map((line, i) => text(42, 42 + i * 13, line, Math.min(11, Math.floor(121 / Math.max(line.length, 1))), "bold"))),
     s("g", { fill: "#333" }, ...details.filter(Boolean).map((line, i) => text(42, 42 + titleLines.length * 13 + 6 + i * 12, line.length > 15 ? `${line.slice(0, 14)}…` : line, 9))),
   );
   return svg;

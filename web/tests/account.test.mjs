@@ -52,3 +52,19 @@ test("a bot fills an empty seat chosen in the lobby, and the game is played to t
   await ann.getByText(/Game over\. Points:/).first().waitFor();
   await shot(ann, "british-birds-against-a-bot");
 });
+
+for (const [game, players] of [["car", 3], ["history-of-england", 3]]) {
+  test(`a game of ${game} against two bots is played to the end through the page and replays`, async () => {
+    const ann = await join(browser, "Ann");
+    const { id } = await host(ann, { game, players, seats: ["me", "bot:random", "bot:steady"] });
+    await playToTheEnd([ann], 3000);
+    await shot(ann, `${game}-finished`);
+    await ann.getByRole("link", { name: "Replay and audit" }).click();
+    await ann.getByRole("button", { name: "To the start" }).click();
+    await ann.locator('.board [data-version="0"]').waitFor();
+    await ann.getByRole("button", { name: "Check this game" }).click();
+    await ann.locator('[data-verdict="ok"]').waitFor();
+    const view = await asPlayer(ann, "GET", `/v1/games/${id}`);
+    assert.equal(view.status, "finished");
+  });
+}

@@ -111,7 +111,10 @@ export async function playToTheEnd(pages, limit = 2000, afterEachMove = async ()
     for (const page of pages) {
       await page.waitForTimeout(0);
       if (await hasMove(page)) {
-        moved = (await move(page)) || moved;
+        moved = (await move(page).catch(async (error) => {
+          await shot(page, "failed-move");
+          throw error;
+        })) || moved;
         if (moved) await afterEachMove(moves);
         break;
       }

@@ -67,6 +67,19 @@ function seatList(table: Table): HTMLElement {
   );
 }
 
+/** After another player's move, a half-made choice stays as long as it can still be made:
+ * a bot laying while I pick my three cards must not undo my picks. */
+function keepWhatIsStillLegal(table: Table, legal: Legal[]): void {
+  const choosable = new Set(legal.flatMap((action) => Object.values(action).filter(isChoose).flatMap((choice) => choice.from)));
+  for (const [key, picked] of table.picked) {
+    const kept = picked.filter((item) => choosable.has(item));
+    if (kept.length > 0) table.picked.set(key, kept);
+    else table.picked.delete(key);
+  }
+  if (!legal.some((action) => action.seat === table.target)) table.target = null;
+  if (!legal.some((action) => action.seat === table.target && action.card === table.targetCard)) table.targetCard = null;
+}
+
 /** My cards' section, when I have any to show. */
 function mineShown(cards: Child): HTMLElement | null {
   return cards ? h("section", { class: "my-hand", "aria-label": "Your cards" }, cards) : null;
@@ -220,6 +233,11 @@ function resultLine(table: Table): Child {
     return h("p", { class: "result" }, `${table.names[result.seat as number] ?? "A player"} ${result.ended_by === "resignation" ? "resigned" : "forfeited"}: the game is over.`);
   }
   if (result.ended_by === "abandonment") return h("p", { class: "result" }, "The game was abandoned.");
+  const winners = Array.isArray(result.winners) ? (result.winners as number[]) : null;
+  if (winners) {
+    const names = winners.map((seat) => (seat === table.me ? "you" : (table.names[seat] ?? `seat ${seat + 1}`)));
+    return h("p", { class: "result" }, names.length === 0 ? "Nobody won." : `Won by ${names.join(" and ")}.`);
+  }
   return null;
 }
 
@@ -309,11 +327,7 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
     const moved = next.version !== lastVersion;
     lastVersion = next.version;
     view = next;
-    if (moved) {
-      table.picked.clear();
-      table.target = null;
-      table.targetCard = null;
-    }
+    if (moved) keepWhatIsStillLegal(table, next.legal_actions as Legal[]);
     draw();
     if (moved) void loadStory().catch(() => undefined);
   };
