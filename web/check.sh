@@ -26,7 +26,8 @@ for tool in node npm; do
 done
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
     echo "-- installing Debian's chromium for the browser tests"
-    apt-get install -y -qq chromium >/dev/null
+    # A fresh machine may have no package lists yet: fetch them when the install cannot.
+    apt-get install -y -qq chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 fi
 cd "$here"
 export NO_UPDATE_NOTIFIER=1 npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false

@@ -40,6 +40,8 @@ export interface Table {
   redraw: () => void;
   /** Sends a move. */
   act: (move: Move) => void;
+  /** The game's words for its actions (its module's `verbs`). */
+  verbs: Record<string, string>;
 }
 
 /** One game's part of the page. */
@@ -122,16 +124,8 @@ export function pickedFor(table: Table, type: string): string[] {
   return picked;
 }
 
-let verbs: Record<string, string> = {};
-
-/** Sets the current game's words for its actions. */
-export function useVerbs(table: Record<string, string>): void {
-  verbs = table;
-}
-
-/** The button words for a legal action. */
-export function verbFor(_: Table, action: Legal): string {
-  return verbs[action.type] ?? action.type.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+export function verbFor(table: Table, action: Legal): string {
+  return table.verbs[action.type] ?? action.type.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 }
 
 /** The table's own events (seats, clocks, bots, resignations), the same in every game. */

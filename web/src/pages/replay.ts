@@ -6,7 +6,7 @@ import { api, catalogGame, ok, type GameEvent, type GameView } from "../api";
 import { CardBook } from "../cards";
 import { h, replace } from "../h";
 import { errorBox, frame, gameName } from "../ui";
-import { narrateTable, useVerbs, type Table } from "../games/kit";
+import { narrateTable, type Table } from "../games/kit";
 import { moduleFor } from "../games/modules";
 
 function auditPanel(id: string): HTMLElement {
@@ -60,7 +60,6 @@ export async function replayPage(root: HTMLElement, params: Record<string, strin
     return;
   }
   const module = moduleFor(latest.game);
-  useVerbs(module.verbs);
   const book = new CardBook((await catalogGame(latest.game)).cards);
   const events: GameEvent[] = [];
   for (let after = 0; ; ) {
@@ -84,6 +83,7 @@ export async function replayPage(root: HTMLElement, params: Record<string, strin
     targetCard: null,
     redraw: () => undefined,
     act: () => undefined,
+    verbs: module.verbs,
   });
   let shown = -1;
   const show = async (at: number) => {

@@ -8,7 +8,7 @@ import { h, replace, type Child } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
 import { busy, copyField, duration, errorBox, frame, gameName, when } from "../ui";
-import { isChoose, narrateTable, pickedFor, useVerbs, verbFor, type GameModule, type Legal, type Move, type Table } from "../games/kit";
+import { isChoose, narrateTable, pickedFor, verbFor, type GameModule, type Legal, type Move, type Table } from "../games/kit";
 import { moduleFor } from "../games/modules";
 
 async function loadView(id: string): Promise<GameView> {
@@ -252,7 +252,6 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
     return;
   }
   const module = moduleFor(view.game);
-  useVerbs(module.verbs);
   const catalog = await catalogGame(view.game);
   const book = new CardBook(catalog.cards);
   const story = h("ol", { class: "story", "aria-label": "What has happened", reversed: true });
@@ -270,6 +269,7 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
     targetCard: null,
     redraw: () => draw(),
     act: (move: Move) => void send(move),
+    verbs: module.verbs,
   };
   let lastVersion = -1;
 
