@@ -299,6 +299,12 @@ pub trait Table: Send + Sync {
     fn concede(&self, seat: Seat) -> Concession;
     /// The public score-sheet, for games that keep one.
     fn scoresheet(&self) -> Option<Scoresheet>;
+    /// The sides a match is between, when they are not the seats ([`crate::Game::match_sides`]).
+    fn match_sides(&self) -> Option<Vec<String>>;
+    /// What each competitor scored towards a match's target, once the game is over.
+    fn match_points(&self) -> Option<Vec<i64>>;
+    /// The competitor `seat` plays for in a match.
+    fn competitor_of(&self, seat: Seat) -> Option<usize>;
     /// A named public export of the game.
     fn export(&self, format: &str) -> Option<Value>;
     /// A copy of the table.
@@ -595,6 +601,18 @@ impl<G: Game> Table for TableOf<G> {
 
     fn scoresheet(&self) -> Option<Scoresheet> {
         G::scoresheet(self.state())
+    }
+
+    fn match_sides(&self) -> Option<Vec<String>> {
+        G::match_sides(self.state())
+    }
+
+    fn match_points(&self) -> Option<Vec<i64>> {
+        G::match_points(self.state())
+    }
+
+    fn competitor_of(&self, seat: Seat) -> Option<usize> {
+        G::competitor_of(self.state(), seat)
     }
 
     fn export(&self, format: &str) -> Option<Value> {

@@ -418,6 +418,25 @@ pub trait Game: Sized + 'static {
     /// `seat` last (see [`Concession`]). A function of the state alone.
     fn concede(state: &Self::State, seat: Seat) -> Concession;
 
+    /// Who a match of this game is between: `None` when each seat is its own competitor (every
+    /// game but GOOGLY), else the sides' names (GOOGLY's two elevens, whoever plays them).
+    fn match_sides(_state: &Self::State) -> Option<Vec<String>> {
+        None
+    }
+
+    /// What each competitor (seat, or side where [`Game::match_sides`] names them) of a finished
+    /// game scores towards a match's target, in the sheet's own terms; `None` while the game
+    /// goes on. See `crate::matches`.
+    fn match_points(_state: &Self::State) -> Option<Vec<i64>> {
+        None
+    }
+
+    /// The competitor `seat` plays for in a match: the seat itself, or its one side; `None` for
+    /// a seat that plays for no side alone (GOOGLY's scorer, or patience's lone player).
+    fn competitor_of(_state: &Self::State, seat: Seat) -> Option<usize> {
+        Some(seat.index())
+    }
+
     /// The score-sheet as everyone may see it (live while the game is in progress, final once
     /// it is over), for games that keep one: a JSON document and the same as plain text.
     fn scoresheet(_state: &Self::State) -> Option<Scoresheet> {

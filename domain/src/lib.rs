@@ -18,6 +18,7 @@ pub mod engine;
 pub mod game;
 pub mod googly;
 pub mod history_of_england;
+pub mod matches;
 pub mod playout;
 pub mod table_events;
 pub mod trio;

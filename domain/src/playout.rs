@@ -402,6 +402,18 @@ impl Pair {
 fn check_seats(pair: &Pair, players: usize) -> Result<(), String> {
     let table = pair.table.as_ref();
     let over = table.outcome().is_some();
+    // A match counts a deal once it is over, and only then: one number per competitor.
+    let competitors = table.match_sides().map_or(players, |sides| sides.len());
+    match table.match_points() {
+        Some(points) if !over => return Err(format!("match points {points:?} before the end")),
+        Some(points) if points.len() != competitors => {
+            return Err(format!(
+                "match points {points:?} for {competitors} competitors"
+            ))
+        }
+        None if over => return Err("no match points at the end".into()),
+        _ => {}
+    }
     let to_act = table.to_act();
     let copy = table.clone_table();
     // One seat past the table too: it is never to act, so it never has a default.
@@ -731,6 +743,15 @@ mod tests {
         }
         fn scoresheet(&self) -> Option<crate::game::Scoresheet> {
             self.inner.scoresheet()
+        }
+        fn match_sides(&self) -> Option<Vec<String>> {
+            self.inner.match_sides()
+        }
+        fn match_points(&self) -> Option<Vec<i64>> {
+            self.inner.match_points()
+        }
+        fn competitor_of(&self, seat: Seat) -> Option<usize> {
+            self.inner.competitor_of(seat)
         }
         fn export(&self, format: &str) -> Option<Value> {
             self.inner.export(format)

@@ -132,6 +132,24 @@ pub enum TableEvent {
         /// The seat.
         seat: Seat,
     },
+    /// The game is deal `deal` (from 0) of match `match`: recorded once, with the table's
+    /// opening entries, so the match's deals are known from their own logs.
+    MatchDeal {
+        /// The match's id.
+        #[serde(rename = "match")]
+        match_id: String,
+        /// Which deal of the match it is, from 0.
+        deal: u32,
+    },
+}
+
+/// The match a game is a deal of, as its `table.match_deal` entry says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchLink {
+    /// The match's id.
+    pub match_id: String,
+    /// Which deal it is, from 0.
+    pub deal: u32,
 }
 
 /// Who may claim an offered seat.
@@ -244,6 +262,12 @@ pub enum TableRefusal {
     /// The seat is not played by a bot.
     #[error("no bot plays {0}")]
     NotBot(Seat),
+    /// A game is a deal of one match, linked when it is created.
+    #[error("this game is already a deal of a match")]
+    AlreadyInMatch,
+    /// A match has at most [`crate::matches::MAX_DEALS`] deals.
+    #[error("a match has at most {} deals", crate::matches::MAX_DEALS)]
+    TooManyDeals,
     /// The seat was a bot's from the start: nobody can take it from its bot.
     #[error("{0} has been a bot's from the start, and has no player to take it back")]
     NobodyToTakeBack(Seat),
@@ -332,6 +356,7 @@ impl TableEvent {
             TableEvent::VacationEnded { .. } => "vacation_ended",
             TableEvent::BotSeated { .. } => "bot_seated",
             TableEvent::BotLeft { .. } => "bot_left",
+            TableEvent::MatchDeal { .. } => "match_deal",
         }
     }
 
@@ -384,6 +409,8 @@ pub struct TableState {
     defaulting: Option<Seat>,
     /// The bot playing each seat, if one does.
     bots: Vec<Option<Level>>,
+    /// The match the game is a deal of.
+    match_link: Option<MatchLink>,
 }
 
 impl TableState {
@@ -396,7 +423,13 @@ impl TableState {
             clocks: None,
             defaulting: None,
             bots: vec![None; players],
+            match_link: None,
         }
+    }
+
+    /// The match the game is a deal of, if it is one.
+    pub fn match_link(&self) -> Option<&MatchLink> {
+        self.match_link.as_ref()
     }
 
     /// The bot playing `seat`, if one does.
@@ -606,6 +639,14 @@ impl TableState {
                     return Err(TableRefusal::AlreadyBot(*seat));
                 }
             }
+            TableEvent::MatchDeal { deal, .. } => {
+                if self.match_link.is_some() {
+                    return Err(TableRefusal::AlreadyInMatch);
+                }
+                if *deal >= crate::matches::MAX_DEALS {
+                    return Err(TableRefusal::TooManyDeals);
+                }
+            }
             TableEvent::BotLeft { seat } => {
                 if seat.index() >= self.players {
                     return Err(TableRefusal::NoSuchSeat(*seat));
@@ -736,6 +777,12 @@ impl TableState {
                 if let Some(clocks) = &mut self.clocks {
                     clocks.refill(*seat);
                 }
+            }
+            TableEvent::MatchDeal { match_id, deal } => {
+                self.match_link = Some(MatchLink {
+                    match_id: match_id.clone(),
+                    deal: *deal,
+                });
             }
         }
     }

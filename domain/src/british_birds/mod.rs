@@ -1349,6 +1349,11 @@ impl Game for BritishBirds {
         }
     }
 
+    /// Rule 10: five points for each set laid in the game.
+    fn match_points(state: &State) -> Option<Vec<i64>> {
+        Self::outcome(state).map(|o| o.points.into_iter().map(i64::from).collect())
+    }
+
     fn concede(state: &State, seat: Seat) -> Concession {
         let players = state.seats();
         let game: Vec<i64> = state.game_points()[..players]

@@ -1952,6 +1952,37 @@ impl Game for Googly {
         }
     }
 
+    /// A series is between the two named sides, whoever plays them.
+    fn match_sides(state: &State) -> Option<Vec<String>> {
+        Some(
+            (0..2u8)
+                .map(|side| state.game.team(side).name.clone())
+                .collect(),
+        )
+    }
+
+    /// A series counts County Championship points, by side.
+    fn match_points(state: &State) -> Option<Vec<i64>> {
+        state.result?;
+        Some(
+            points::championship_points(state)
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+        )
+    }
+
+    /// The one side a seat plays for; none for the scorer, or patience's player of both.
+    fn competitor_of(state: &State, seat: Seat) -> Option<usize> {
+        let sides: Vec<u8> = (0..2u8)
+            .filter(|&side| state.game.team(side).seats.contains(&seat))
+            .collect();
+        match sides.as_slice() {
+            [side] => Some(usize::from(*side)),
+            _ => None,
+        }
+    }
+
     fn concede(state: &State, seat: Seat) -> Concession {
         let game = &state.game;
         let plays = |s: Seat, side: u8| game.team(side).seats.contains(&s);

@@ -1351,6 +1351,11 @@ impl Game for HistoryOfEngland {
         }
     }
 
+    /// The "longer game": one point for each card in a completed set.
+    fn match_points(state: &State) -> Option<Vec<i64>> {
+        Self::outcome(state).map(|o| o.points.into_iter().map(i64::from).collect())
+    }
+
     fn concede(state: &State, seat: Seat) -> Concession {
         let points = (0..state.players)
             .map(|s| i64::from(state.completed(s).1))

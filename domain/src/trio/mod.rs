@@ -1186,6 +1186,11 @@ impl<T: Theme> Game for Trio<T> {
         }
     }
 
+    /// The sheet's match counts each deal's score: cards won less cards left in hand.
+    fn match_points(state: &State<T>) -> Option<Vec<i64>> {
+        Self::outcome(state).map(|o| o.scores.into_iter().map(i64::from).collect())
+    }
+
     // Card counts are at most the PACK cards, so they fit an i64 exactly.
     #[allow(clippy::cast_possible_wrap)]
     fn concede(state: &State<T>, seat: Seat) -> Concession {
