@@ -277,6 +277,7 @@ TABLE_EVENTS = {
     "table.vacation_ended": {"seat": int},
     "table.bot_seated": {"seat": int, "level": str},
     "table.bot_left": {"seat": int},
+    "table.match_deal": {"match": str, "deal": int},
 }
 # The bots a seat may be handed to (docs/bots.md).
 BOT_LEVELS = ("random", "steady", "expert")

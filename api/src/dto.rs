@@ -291,6 +291,9 @@ pub struct GameView {
     /// In a game played on a move clock: every seat's deadline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockView>,
+    /// The match it is a deal of (`GET /v1/matches/{match}`), if it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deal_of: Option<MatchDealData>,
     /// In the answer to a move: the server's signed word that the log held the move's last
     /// event with this hash (`docs/receipts.md`). Keep it to prove later what was played.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -706,6 +709,19 @@ pub enum TableEventData {
     TimedOut(TimedOutData),
     /// `table.bot_seated`.
     BotSeated(BotSeatedData),
+    /// `table.match_deal`.
+    MatchDeal(MatchDealData),
+}
+
+/// `table.match_deal`: the game is one deal of a match (`GET /v1/matches/{match}`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MatchDealData {
+    /// The match.
+    #[serde(rename = "match")]
+    pub match_id: Uuid,
+    /// Which deal of the match, from 0.
+    pub deal: u32,
 }
 
 /// `table.bot_seated`: a bot plays the seat from now on; every move of the seat until
@@ -1048,6 +1064,9 @@ pub struct InboxGame {
     /// How it ended, once it has.
     #[schema(value_type = Option<Object>)]
     pub result: Option<Value>,
+    /// The match it is a deal of (`GET /v1/matches/{match}`), if it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deal_of: Option<MatchDealData>,
 }
 
 /// What a notice tells the account.
@@ -1279,6 +1298,9 @@ pub enum WebhookEventType {
     /// The game is over.
     #[serde(rename = "game.finished")]
     GameFinished,
+    /// A match the account plays in is over (its last deal's commit).
+    #[serde(rename = "match.finished")]
+    MatchFinished,
     /// Someone took a seat of a game the account hosts or sits in.
     #[serde(rename = "invitation.accepted")]
     InvitationAccepted,
@@ -1296,6 +1318,7 @@ impl WebhookEventType {
             WebhookEventType::GameDeadlineNear => "game.deadline_near",
             WebhookEventType::GameTimedOut => "game.timed_out",
             WebhookEventType::GameFinished => "game.finished",
+            WebhookEventType::MatchFinished => "match.finished",
             WebhookEventType::InvitationAccepted => "invitation.accepted",
             WebhookEventType::WebhookTest => "webhook.test",
         }
@@ -1309,6 +1332,7 @@ impl WebhookEventType {
             WebhookEventType::GameDeadlineNear,
             WebhookEventType::GameTimedOut,
             WebhookEventType::GameFinished,
+            WebhookEventType::MatchFinished,
             WebhookEventType::InvitationAccepted,
             WebhookEventType::WebhookTest,
         ]
@@ -1461,4 +1485,209 @@ pub struct WebhookPayload {
     /// The game as the account's inbox shows it just after the commit told of (for
     /// `webhook.test`, absent).
     pub data: Option<InboxGame>,
+    /// For `match.finished`: the match, as `GET /v1/matches/{id}` shows it.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_view: Option<MatchView>,
+}
+
+// --- Matches -------------------------------------------------------------------------------
+
+/// What a match is played to (`docs/matches.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MatchTarget {
+    /// The first to this total wins: GIRL, The CAR Game, British Birds, History of England.
+    Points {
+        /// The total to reach, 1 to 1000.
+        #[serde(deserialize_with = "whole_number")]
+        #[schema(minimum = 1, maximum = 1000)]
+        points: u32,
+    },
+    /// A GOOGLY series of this many matches, the most County Championship points winning.
+    Deals {
+        /// How many matches, 1 to 25.
+        #[serde(deserialize_with = "whole_number")]
+        #[schema(minimum = 1, maximum = 25)]
+        deals: u32,
+    },
+}
+
+impl From<MatchTarget> for parlour_domain::matches::Target {
+    fn from(target: MatchTarget) -> Self {
+        match target {
+            MatchTarget::Points { points } => Self::Points { points },
+            MatchTarget::Deals { deals } => Self::Deals { deals },
+        }
+    }
+}
+
+impl From<parlour_domain::matches::Target> for MatchTarget {
+    fn from(target: parlour_domain::matches::Target) -> Self {
+        use parlour_domain::matches::Target;
+        match target {
+            Target::Points { points } => Self::Points { points },
+            Target::Deals { deals } => Self::Deals { deals },
+        }
+    }
+}
+
+/// `POST /v1/matches`: a match of one game, its deals played one after another until the
+/// target is reached. Give `players` for seats held by bearer tokens (no account needed), or
+/// `seats` for seats held by accounts (with an account token, as `POST /v1/me/games`).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMatch {
+    /// A game id from the catalogue.
+    #[schema(example = "girl")]
+    pub game: String,
+    /// The players in seat order of the first deal, each holding one token for the whole
+    /// match.
+    pub players: Option<Vec<NewPlayer>>,
+    /// How each seat is filled, as for `POST /v1/me/games`: the players who take the seats of
+    /// the first deal play every deal.
+    pub seats: Option<Vec<SeatPlan>>,
+    /// The game's options, as for `POST /v1/games`, for every deal. British Birds' `play_to`
+    /// is not given: the match is the series.
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<Value>,
+    /// The move clock of every deal, as for `POST /v1/games`.
+    pub clock: Option<NewClock>,
+    /// What the match is played to; the sheet's own target if left out (`docs/matches.md`).
+    pub target: Option<MatchTarget>,
+    /// 64 hex digits: each deal's seed is derived from it and the deal's number. Leave it out
+    /// to have each deal's seed drawn by the server.
+    #[schema(example = json!(null), pattern = "^[0-9a-fA-F]{64}$")]
+    pub seed: Option<String>,
+}
+
+/// A seat of a new match held by a token.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedMatchSeat {
+    /// The player's seat in the first deal (the deal passes to the left after each).
+    pub seat: u8,
+    /// The player's name.
+    pub name: String,
+    /// The player's bearer token for every deal of the match: shown once, stored only as a
+    /// hash. Send it as `Authorization: Bearer <token>` to any deal's routes.
+    pub token: Option<String>,
+    /// The bot that plays the seat, for a seat created for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotLevel>,
+}
+
+/// `201 Created`: the match and its first deal.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedMatch {
+    /// The match's id.
+    pub id: Uuid,
+    /// The game.
+    pub game: String,
+    /// What it is played to.
+    pub target: MatchTarget,
+    /// The first deal's game id.
+    pub first_deal: Uuid,
+    /// The seats held by tokens (a match created with `players`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seats: Vec<CreatedMatchSeat>,
+    /// The first deal as its host is told (a match created with `seats`), with each
+    /// invitation's code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosted: Option<HostedGame>,
+}
+
+/// Who a match is between: a player (every game but GOOGLY) or a side (GOOGLY's series).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchCompetitor {
+    /// Its number: the player's seat in the first deal, or the side (0 or 1).
+    pub competitor: u8,
+    /// Its name: the player's as the latest deal shows it, or the side's.
+    pub name: String,
+    /// Its total over the deals that counted.
+    pub total: i64,
+}
+
+/// One deal of a match.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchDealRow {
+    /// Which deal, from 0.
+    pub deal: u32,
+    /// Its game: `GET /v1/games/{id}`.
+    pub game: Uuid,
+    /// Waiting, active or finished.
+    pub status: Status,
+    /// Each competitor's seat in this deal, by competitor number (the game's last seat
+    /// deals); absent in GOOGLY, whose sides keep their seats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seats: Option<Vec<u8>>,
+    /// Once it is played out: what each competitor scored towards the target.
+    pub points: Option<Vec<i64>>,
+    /// Once it is over: `play`, `resignation`, `forfeit`, `abandonment` or `abort`.
+    pub ended_by: Option<String>,
+}
+
+/// Where a match stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchStatus {
+    /// Its deals are being played.
+    Playing,
+    /// Won (by `winners`).
+    Finished,
+    /// A competitor conceded a deal, and with it the match (`conceded_by`).
+    Conceded,
+    /// A deal was abandoned or aborted: no result.
+    Abandoned,
+}
+
+/// `GET /v1/matches/{id}`: the match, public like its deals.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchView {
+    /// The match's id.
+    pub id: Uuid,
+    /// The game.
+    pub game: String,
+    /// What it is played to.
+    pub target: MatchTarget,
+    /// Where it stands.
+    pub status: MatchStatus,
+    /// The competitors, by number, with their totals.
+    pub competitors: Vec<MatchCompetitor>,
+    /// The winners' competitor numbers, once it is over (several only after a tied series,
+    /// or at the deal limit).
+    pub winners: Vec<u8>,
+    /// Who conceded it, if someone did.
+    pub conceded_by: Option<u8>,
+    /// Every deal so far, in order.
+    pub deals: Vec<MatchDealRow>,
+    /// The deal being played now, if the match goes on.
+    pub current: Option<Uuid>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// One deal's audit within a match's.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchDealAudit {
+    /// Which deal.
+    pub deal: u32,
+    /// Its game.
+    pub game: Uuid,
+    /// The game's own audit (`GET /v1/games/{id}/audit`).
+    pub audit: AuditReport,
+}
+
+/// `GET /v1/matches/{id}/audit`: every deal audited, and the match's own checks.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchAudit {
+    /// The match.
+    pub id: Uuid,
+    /// Whether every check passed: every deal's audit, and the match's own.
+    pub ok: bool,
+    /// Each deal's audit.
+    pub deals: Vec<MatchDealAudit>,
+    /// What failed in the match's own checks: a deal that does not name this match and its
+    /// number, or seats other than the match's players one place further round.
+    pub failures: Vec<String>,
+    /// The standings the audited deals give.
+    pub standings: MatchView,
 }

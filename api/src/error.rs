@@ -523,6 +523,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::TableRefused(_) => ApiError::new(Problem::MalformedRequest, detail),
             ServiceError::BadWebhook(_) => ApiError::new(Problem::InvalidWebhook, detail),
             ServiceError::WebhookNotFound(_) => ApiError::new(Problem::NotFound, detail),
+            ServiceError::MatchNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::Seating(SeatingRefusal::NotHost) => {
                 ApiError::new(Problem::NotHost, detail)
             }

@@ -29,8 +29,8 @@ use utoipa::{Modify, OpenApi};
 use crate::dto;
 use crate::receipts;
 use crate::routes::{
-    accounts, bots, catalog as catalog_routes, games, health, keys, seating, statistics, vacation,
-    webhooks,
+    accounts, bots, catalog as catalog_routes, games, health, keys, matches, seating, statistics,
+    vacation, webhooks,
 };
 
 mod per_game;
@@ -86,6 +86,10 @@ fn with_webhooks(mut document: Value) -> Value {
             "One of the account's seats ran out of time.",
         ),
         (E::GameFinished, "One of the account's games is over."),
+        (
+            E::MatchFinished,
+            "A match the account plays in is over: `match` holds its standings.",
+        ),
         (
             E::InvitationAccepted,
             "Someone took a seat of one of the account's games.",
@@ -211,6 +215,7 @@ are of in `game`, the discriminator.",
         catalog_routes::list, catalog_routes::show, catalog_routes::game_schemas,
         games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
         games::scorecard, games::export, statistics::statistics,
+        matches::create, matches::show, matches::audit,
         health::healthz, health::readyz, keys::keys,
         accounts::create, accounts::me, accounts::mint, accounts::revoke,
         accounts::sign_in_code, accounts::sign_in,
@@ -241,6 +246,8 @@ are of in `game`, the discriminator.",
         dto::WebhookEventType, dto::NewWebhook, dto::WebhookChange, dto::Webhook,
         dto::WebhookWithSecret, dto::WebhookList, dto::DeliveryState, dto::DeliveryAttempt,
         dto::Delivery, dto::DeliveryPage, dto::WebhookPayload,
+        dto::MatchTarget, dto::NewMatch, dto::CreatedMatchSeat, dto::CreatedMatch, dto::MatchCompetitor,
+        dto::MatchDealRow, dto::MatchStatus, dto::MatchView, dto::MatchDealAudit, dto::MatchAudit, dto::MatchDealData,
     )),
     modifiers(&SeatToken, &Conventions, &GameVariants, &StreamEvents, &Examples, &FreeFormObjects),
     tags(
@@ -252,6 +259,7 @@ are of in `game`, the discriminator.",
         (name = "tables", description = "Games hosted by accounts: seats, invitations, claims, aborts and resignations; the inbox"),
         (name = "bots", description = "Bots in seats: hand a seat to one, take it back (`docs/bots.md`)"),
         (name = "webhooks", description = "Signed messages (Standard Webhooks) telling an account's endpoints of its games"),
+        (name = "matches", description = "Matches: deals of one game played to the sheet's target (`docs/matches.md`)"),
     )
 )]
 pub struct ApiDoc;

@@ -25,6 +25,7 @@ use crate::telemetry::RequestSpan;
 use crate::workers::bots::BotPlayer;
 use crate::workers::clocks::ClockSweeper;
 use crate::workers::housekeeping::Housekeeper;
+use crate::workers::matches::MatchDealer;
 use crate::workers::webhooks::{WebhookFanOut, WebhookRelay};
 use crate::workers::{LeaderJob, LeaderStatus, OutboxHandler, OutboxSettings, Workers};
 
@@ -221,6 +222,7 @@ impl Application {
         let mut outbox = hooks.outbox;
         outbox.push(Arc::new(WebhookFanOut::new(running.clone())));
         outbox.push(Arc::new(BotPlayer::new(running.clone())));
+        outbox.push(Arc::new(MatchDealer::new(running.clone())));
         let workers = Workers {
             bus: Arc::new(Bus::new()),
             bus_settings: settings.bus,

@@ -235,8 +235,9 @@ fn every_operation_has_its_own_id() {
     // on a second device (createSignInCode, signIn), and the nine of webhooks (createWebhook,
     // listWebhooks, getWebhook, updateWebhook, deleteWebhook, rotateWebhookSecret,
     // testWebhook, listWebhookDeliveries, retryWebhookDelivery), and the two of bots
-    // (handSeatToBot, takeSeatBack).
-    assert_eq!(ids.len(), 46, "{ids:?}");
+    // (handSeatToBot, takeSeatBack), and the three of matches (createMatch, getMatch,
+    // getMatchAudit).
+    assert_eq!(ids.len(), 49, "{ids:?}");
 }
 
 #[test]

@@ -18,7 +18,7 @@ use parlour::store::{
     SignInCodeRecord, StoreError, StoredEvent, VacationRecord, WebhookMessageRecord, WebhookRecord,
     WebhookStore,
 };
-use parlour::store::{Cutoffs, HousekeepingStore, Purged};
+use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, Purged};
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -417,6 +417,16 @@ impl OutboxStore for HeldAppend {
 impl HousekeepingStore for HeldAppend {
     async fn purge(&self, cutoffs: &Cutoffs, limit: u64) -> Result<Purged, StoreError> {
         self.inner.purge(cutoffs, limit).await
+    }
+}
+
+#[async_trait]
+impl MatchStore for HeldAppend {
+    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
+        self.inner.create_match(row).await
+    }
+    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
+        self.inner.match_row(id).await
     }
 }
 

@@ -485,3 +485,34 @@ pub async fn serve_with_clock(
         running,
     )
 }
+
+/// Ann (`host`) hosts a two-seat GIRL match to 1,000 points with the `extra` fields (a
+/// clock, ...), and Bea (`guest`) takes the other seat of its first deal: the match's id and
+/// the first deal's.
+pub async fn hosted_girl_match(
+    app: &TestApp,
+    host: &str,
+    guest: &str,
+    extra: Value,
+) -> (String, String) {
+    let mut body = json!({"game": "girl", "seats": [{"kind": "me"}, {"kind": "anyone"}],
+                          "target": {"kind": "points", "points": 1000}});
+    if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
+        body.extend(extra);
+    }
+    let (status, created) = app.post("/v1/matches", Some(host), &body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let first = created["first_deal"].as_str().unwrap().to_string();
+    assert_eq!(created["hosted"]["id"], json!(first));
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{first}/seats/1/claim"),
+            Some(guest),
+            Some(&json!({})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    (id, first)
+}

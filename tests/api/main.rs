@@ -31,6 +31,7 @@ mod helpers;
 mod history_of_england;
 mod instances;
 mod logs;
+mod matches;
 mod metrics;
 mod outage;
 mod play;

@@ -25,7 +25,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::helpers::new_account as account;
-use crate::helpers::{assert_problem, fresh_database, Backend, Guard, TestApp};
+use crate::helpers::{assert_problem, fresh_database, hosted_girl_match, Backend, Guard, TestApp};
 
 /// What the receiver does with the next request.
 #[derive(Debug, Clone, Copy)]
@@ -1023,4 +1023,51 @@ hooked_on_both_backends!(
     bad_registrations_are_refused_and_nobody_else_sees_an_endpoint,
     games_differing_only_in_a_hidden_lay_send_the_same_messages,
     two_relaying_instances_send_each_message_once,
+    the_end_of_a_match_is_sent_as_match_finished_with_its_standings,
 );
+
+async fn the_end_of_a_match_is_sent_as_match_finished_with_its_standings(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    register(&h.app, &ann, &url, &["game.finished", "match.finished"]).await;
+    let (id, first) = hosted_girl_match(&h.app, &ann, &bea, json!({})).await;
+    play_to_the_end(&h.app, &first, &[ann.clone(), bea.clone()]).await;
+    // The first deal's end is a game's end, not the match's: the match goes on.
+    relay_until(&h.service, &receiver, 1).await;
+    assert_eq!(types(&receiver.received.lock().unwrap()), ["game.finished"]);
+    let mut second = None;
+    for _ in 0..400 {
+        let (_, view) = h.app.get(&format!("/v1/matches/{id}"), None).await;
+        if let Some(current) = view["current"].as_str().filter(|c| *c != first) {
+            second = Some(current.to_string());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let second = second.expect("the next deal was dealt");
+    let res = h
+        .app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{second}/resign"),
+            Some(&bea),
+            Some(&json!({})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    relay_until(&h.service, &receiver, 3).await;
+    let received = receiver.received.lock().unwrap().clone();
+    assert_eq!(
+        types(&received),
+        ["game.finished", "game.finished", "match.finished"]
+    );
+    let message = received[2].json();
+    assert_eq!(message["data"]["id"], json!(second));
+    assert_eq!(message["data"]["deal_of"], json!({"match": id, "deal": 1}));
+    assert_eq!(message["match"]["id"], json!(id));
+    assert_eq!(message["match"]["status"], "conceded");
+    assert_eq!(message["match"]["winners"], json!([0]));
+    let (_, view) = h.app.get(&format!("/v1/matches/{id}"), None).await;
+    assert_eq!(message["match"]["competitors"], view["competitors"]);
+}

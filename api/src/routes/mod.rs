@@ -7,6 +7,7 @@ pub mod docs;
 pub mod games;
 pub mod health;
 pub mod keys;
+pub mod matches;
 pub mod metrics;
 pub mod play;
 pub mod seating;
@@ -116,6 +117,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::scorecard)
         .service(games::export)
         .service(statistics::statistics)
+        .service(matches::create)
+        .service(matches::show)
+        .service(matches::audit)
         .service(accounts::create)
         .service(accounts::me)
         .service(accounts::mint)

@@ -27,7 +27,13 @@ impl Parlour {
                 None => Caller::Spectator,
             });
         }
-        let hash = token_hash(token);
+        // A match token opens its player's seat in every deal of the match: each deal keeps
+        // a credential derived from the token's hash and the deal's own id.
+        let hash = if token.starts_with(super::matches::MATCH_TOKEN_PREFIX) {
+            super::matches::deal_credential(&token_hash(token), game)
+        } else {
+            token_hash(token)
+        };
         let cached = self
             .tokens
             .lock()

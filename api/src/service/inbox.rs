@@ -479,6 +479,7 @@ fn inbox_row(
         to_act,
         offered_seat,
         result: sitting.outcome(),
+        deal_of: super::matches::deal_of(sitting),
     })
 }
 

@@ -154,6 +154,9 @@ pub enum ServiceError {
     /// A vacation that cannot begin or end now.
     #[error("{0}")]
     Vacation(String),
+    /// No match has this id.
+    #[error("there is no match {0}")]
+    MatchNotFound(Uuid),
     /// The store failed, or holds something the engine cannot read.
     #[error("{0}")]
     Internal(String),
@@ -183,6 +186,7 @@ mod create;
 mod documents;
 pub mod housekeeping;
 mod inbox;
+pub mod matches;
 mod read;
 mod seating;
 mod table;
@@ -455,7 +459,7 @@ impl Parlour {
             tokens: Mutex::new(HashMap::new()),
             max_events: crate::limits::MAX_EVENTS_PER_GAME,
             // Bots are part of every table's rules of play, not an option of the deployment.
-            after_commit: vec![Arc::new(bots::BotTurns)],
+            after_commit: vec![Arc::new(bots::BotTurns), Arc::new(matches::MatchDeals)],
             commits: Arc::new(CommitSignal::default()),
             moves_recorded: std::sync::atomic::AtomicU64::new(0),
             clock: Arc::new(SystemClock),

@@ -243,5 +243,6 @@ pub(super) fn game_view(
             .seating()
             .and_then(|seating| super::seating::seating_view(seating, &sitting.table)),
         clock: super::clocks::clock_view(sitting),
+        deal_of: super::matches::deal_of(sitting),
     }
 }

@@ -120,6 +120,19 @@ impl Parlour {
         caller: &AccountCaller,
         request: NewHostedGame,
     ) -> Result<HostedGame> {
+        self.host_game_as(caller, request, Uuid::now_v7(), Vec::new())
+            .await
+    }
+
+    /// [`Parlour::host_game`] with the game's id chosen and `first` recorded before the table
+    /// is hosted (a match's deal: its id and its `table.match_deal`).
+    pub(super) async fn host_game_as(
+        &self,
+        caller: &AccountCaller,
+        request: NewHostedGame,
+        id: Uuid,
+        first: Vec<TableEvent>,
+    ) -> Result<HostedGame> {
         let host = &caller.account;
         let mut accounts: Vec<(usize, Uuid)> = Vec::new();
         for (i, plan) in request.seats.iter().enumerate() {
@@ -154,11 +167,11 @@ impl Parlour {
             };
             players.push(Player { name });
         }
-        let id = Uuid::now_v7();
-        let mut table = vec![TableEvent::Hosted {
+        let mut table = first;
+        table.push(TableEvent::Hosted {
             account: account_text(host.id),
             name: host.name.clone(),
-        }];
+        });
         let mut seats = Vec::with_capacity(request.seats.len());
         for (i, plan) in request.seats.iter().enumerate() {
             // The engine has accepted no more than 8 seats yet, but will refuse more below.

@@ -21,8 +21,8 @@ use super::accounts::AccountCaller;
 use super::seating::account_text;
 use super::*;
 use crate::dto::{
-    Delivery, DeliveryAttempt, DeliveryPage, DeliveryState, NewWebhook, NoticeKind, Webhook,
-    WebhookChange, WebhookEventType, WebhookList, WebhookPayload, WebhookWithSecret,
+    Delivery, DeliveryAttempt, DeliveryPage, DeliveryState, MatchStatus, NewWebhook, NoticeKind,
+    Webhook, WebhookChange, WebhookEventType, WebhookList, WebhookPayload, WebhookWithSecret,
 };
 use crate::store::{
     AttemptRecord, MessageState, OutboxMessage, WebhookMessageRecord, WebhookRecord,
@@ -405,6 +405,7 @@ impl Parlour {
             event_type: WebhookEventType::WebhookTest,
             timestamp: now,
             data: None,
+            match_view: None,
         };
         let message = WebhookMessageRecord {
             id: format!("msg_{}", hex::encode(nonce)),
@@ -523,6 +524,7 @@ impl Parlour {
         let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
         let now = self.now();
         let mut messages = Vec::new();
+        let mut finished_match: Option<Option<crate::dto::MatchView>> = None;
         for account in accounts {
             let Ok(account_id) = Uuid::parse_str(&account) else {
                 continue;
@@ -543,11 +545,30 @@ impl Parlour {
             else {
                 continue;
             };
-            for event in notices.into_iter().filter_map(event_type_of) {
+            let mut events: Vec<WebhookEventType> =
+                notices.into_iter().filter_map(event_type_of).collect();
+            // The commit that ends a match's last deal also ends the match.
+            if let (true, Some(deal)) = (
+                events.contains(&WebhookEventType::GameFinished),
+                row.deal_of.as_ref(),
+            ) {
+                if finished_match.is_none() {
+                    let view = self.match_view(deal.match_id).await?;
+                    finished_match = Some((view.status != MatchStatus::Playing).then_some(view));
+                }
+                if finished_match.as_ref().is_some_and(Option::is_some) {
+                    events.push(WebhookEventType::MatchFinished);
+                }
+            }
+            for event in events {
                 let payload = WebhookPayload {
                     event_type: event,
                     timestamp: now,
                     data: Some(row.clone()),
+                    match_view: match event {
+                        WebhookEventType::MatchFinished => finished_match.clone().flatten(),
+                        _ => None,
+                    },
                 };
                 let body = serde_json::to_string(&payload).map_err(internal)?;
                 for hook in hooks

@@ -12,6 +12,7 @@
 
 mod deadline;
 mod housekeeping;
+mod matches;
 mod postgres;
 mod rows;
 mod sqlite;
@@ -27,6 +28,7 @@ use uuid::Uuid;
 
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
+pub use matches::{MatchRow, MatchStore};
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 pub use webhooks::{
@@ -574,6 +576,7 @@ pub trait EventStore:
     + ClockStore
     + WebhookStore
     + HousekeepingStore
+    + MatchStore
 {
 }
 
@@ -587,6 +590,7 @@ impl<
             + ClockStore
             + WebhookStore
             + HousekeepingStore
+            + MatchStore
             + ?Sized,
     > EventStore for T
 {

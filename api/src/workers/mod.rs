@@ -3,7 +3,8 @@
 //! - [`crate::bus::Bus`] follows the store's feed and hands every commit to subscribers;
 //! - the service wakes the long-polls and streams waiting on a game ([`Parlour::follow`]);
 //! - [`outbox`] does the durable work written in the same transaction as the events, at least
-//!   once, after the commit: the webhooks' fan-out, and [`bots`], the bots' moves;
+//!   once, after the commit: the webhooks' fan-out, [`bots`], the bots' moves, and
+//!   [`matches`], the next deal of a match;
 //! - [`leader`] runs the work that must happen once across all instances on the one instance
 //!   that holds the store's lease for it, such as [`clocks`], the move clocks' sweeper.
 //!
@@ -14,6 +15,7 @@ pub mod bots;
 pub mod clocks;
 pub mod housekeeping;
 pub mod leader;
+pub mod matches;
 pub mod outbox;
 pub mod webhooks;
 

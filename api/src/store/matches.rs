@@ -1,0 +1,114 @@
+//! What a match keeps beside its deals' logs (`migrations/*/…_matches.sql`): one row written
+//! once, when the match is created, and never changed: everything that happens in a match is
+//! in its deals' logs.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::rows::Columns;
+use super::{parse_json, stored_json, time_text, Deadline, EventStore, PostgresStore};
+use super::{SqliteStore, StoreError};
+
+/// A match as created.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchRow {
+    /// Its id.
+    pub id: Uuid,
+    /// The catalogue's id of its game.
+    pub game: String,
+    /// The rest, as the service wrote it (`service::matches::MatchRecord`).
+    pub record: serde_json::Value,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// The matches.
+#[async_trait]
+pub trait MatchStore: Send + Sync {
+    /// Records a new match; `Conflict` if its id is taken.
+    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError>;
+    /// The match with this id.
+    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError>;
+}
+
+const INSERT_MATCH: &str =
+    "INSERT INTO matches (id, game, record, created_at) VALUES ($1, $2, $3, $4)";
+const MATCH: &str = "SELECT id, game, record, created_at FROM matches WHERE id = $1";
+
+fn match_from_row(row: &impl Columns) -> Result<MatchRow, StoreError> {
+    let text = |name: &str| {
+        row.text(name)?
+            .ok_or_else(|| StoreError::Corrupt(format!("matches.{name} is null")))
+    };
+    Ok(MatchRow {
+        id: row.uuid("id")?,
+        game: text("game")?,
+        record: parse_json(&text("record")?)?,
+        created_at: row.time("created_at")?,
+    })
+}
+
+fn conflict_or(error: sqlx::Error) -> StoreError {
+    if super::is_unique_violation(&error) {
+        StoreError::Conflict
+    } else {
+        StoreError::Database(error)
+    }
+}
+
+#[async_trait]
+impl MatchStore for PostgresStore {
+    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
+        sqlx::query(INSERT_MATCH)
+            .bind(row.id)
+            .bind(&row.game)
+            .bind(stored_json(&row.record))
+            .bind(row.created_at)
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(())
+    }
+
+    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
+        let row = sqlx::query(MATCH)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(match_from_row).transpose()
+    }
+}
+
+#[async_trait]
+impl MatchStore for SqliteStore {
+    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
+        sqlx::query(INSERT_MATCH)
+            .bind(row.id.to_string())
+            .bind(&row.game)
+            .bind(stored_json(&row.record))
+            .bind(time_text(&row.created_at))
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(())
+    }
+
+    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
+        let row = sqlx::query(MATCH)
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(match_from_row).transpose()
+    }
+}
+
+#[async_trait]
+impl<S: EventStore> MatchStore for Deadline<S> {
+    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
+        self.run(true, self.inner.create_match(row)).await
+    }
+    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
+        self.run(false, self.inner.match_row(id)).await
+    }
+}
