@@ -9,6 +9,7 @@ import { accountPage } from "./pages/account";
 import { tablePage } from "./pages/table";
 import { replayPage } from "./pages/replay";
 import { seriesPage } from "./pages/series";
+import { matchPage } from "./pages/match";
 
 route("/play", home);
 route("/play/welcome", welcome);
@@ -18,6 +19,7 @@ route("/play/account", accountPage);
 route("/play/games/:id", tablePage);
 route("/play/games/:id/replay", replayPage);
 route("/play/googly/series", seriesPage);
+route("/play/matches/:id", matchPage);
 
 const root = document.getElementById("app");
 if (root) start(root);

@@ -68,3 +68,33 @@ for (const [game, players] of [["car", 3], ["history-of-england", 3]]) {
     assert.equal(view.status, "finished");
   });
 }
+
+test("a match hosted in the lobby is played deal after deal against a bot, each deal linked to its standings", async () => {
+  const ann = await join(browser, "Ann");
+  const { id } = await host(ann, { game: "girl", players: 2, seats: ["me", "bot:random"], match: 3 });
+  await ann.getByRole("link", { name: /Deal 1 of a match/ }).waitFor();
+  const first = await asPlayer(ann, "GET", `/v1/games/${id}`);
+  const matchId = first.deal_of.match;
+  assert.equal(first.deal_of.deal, 0);
+  for (let deal = 0; ; deal++) {
+    await playToTheEnd([ann], 3000);
+    await ann.getByRole("link", { name: /of a match: the standings/ }).click();
+    await ann.locator(`main[data-match="${matchId}"]`).waitFor();
+    const view = await asPlayer(ann, "GET", `/v1/matches/${matchId}`);
+    const rows = await ann.locator(".standings tbody tr").count();
+    assert.equal(rows, 2);
+    if (view.status !== "playing") {
+      await ann.locator("#match-status", { hasText: /^Over/ }).waitFor();
+      await ann.locator(".standings tr.winner").first().waitFor();
+      assert.ok(view.competitors.some((c) => c.total >= 3), JSON.stringify(view));
+      await shot(ann, "match-over");
+      break;
+    }
+    assert.ok(deal < 20, "the match reaches its target");
+    // The next deal is dealt a moment after the last ended, and the page shows it.
+    await ann.getByRole("link", { name: "Go to the deal being played" }).click();
+    await ann.getByRole("link", { name: new RegExp(`Deal ${deal + 2} of a match`) }).waitFor();
+  }
+  const inbox = await asPlayer(ann, "GET", "/v1/me/games");
+  assert.ok(inbox.games.every((game) => game.deal_of?.match === matchId), JSON.stringify(inbox));
+});

@@ -30,7 +30,7 @@ export async function join(browser, name, viewport) {
 }
 
 /** Hosts a game through the New game form; answers the invitation links it shows. */
-export async function host(page, { game, players, seats = [], options = {} }) {
+export async function host(page, { game, players, seats = [], options = {}, match = null }) {
   await page.getByRole("link", { name: "New game" }).first().click();
   await page.getByLabel("Game", { exact: true }).selectOption(game);
   if (players) await page.getByLabel("Players").selectOption(String(players));
@@ -39,6 +39,10 @@ export async function host(page, { game, players, seats = [], options = {} }) {
   }
   for (const [label, value] of Object.entries(options)) {
     await page.getByLabel(label).selectOption(value);
+  }
+  if (match !== null) {
+    await page.getByLabel(/Play a match/).check();
+    if (match) await page.getByLabel(/Points to play to|Matches in the series/).fill(String(match));
   }
   await page.getByRole("button", { name: "Create the game" }).click();
   await page.getByRole("heading", { name: "Invite your friends" }).waitFor();

@@ -32,6 +32,7 @@ function row(game: InboxGame): HTMLElement {
     seat !== undefined && seat !== null ? h("span", { class: "quiet" }, `seat ${seat + 1}`) : null,
     game.host ? h("span", { class: "quiet" }, "host") : null,
     game.deadline ? h("span", { class: "deadline" }, `by ${when(game.deadline)}`) : null,
+    game.deal_of ? h("a", { href: `/play/matches/${game.deal_of.match}`, "data-link": true, class: "quiet" }, `deal ${game.deal_of.deal + 1} of a match`) : null,
   );
 }
 

@@ -29,11 +29,11 @@ function plan(kind: string): SeatPlan {
 /** Each game's options, as form controls, and how to read them back. */
 function optionControls(game: string): { controls: HTMLElement[]; read: () => Record<string, unknown> } {
   if (game === "british-birds") {
-    const playTo = h("input", { id: "play-to", type: "number", min: 1, max: 1000, placeholder: "one game" });
+    // Rule 10's series is a match (below), not an option of one game.
     const quiet = h("input", { id: "quiet-rounds", type: "number", min: 1, max: 100, placeholder: "default" });
     return {
-      controls: [h("label", { for: "play-to" }, "Play a series to this many points (the printed rules: 50)"), playTo, h("label", { for: "quiet-rounds" }, "End after this many quiet rounds"), quiet],
-      read: () => ({ ...(playTo.value ? { play_to: Number(playTo.value) } : {}), ...(quiet.value ? { quiet_rounds: Number(quiet.value) } : {}) }),
+      controls: [h("label", { for: "quiet-rounds" }, "End after this many quiet rounds"), quiet],
+      read: () => (quiet.value ? { quiet_rounds: Number(quiet.value) } : {}),
     };
   }
   if (game === "history-of-england") {
@@ -102,6 +102,29 @@ function clockControls(): { controls: HTMLElement[]; read: () => Schemas["NewClo
   };
 }
 
+/** Whether to play one game or a match of deals to a target, and the target. */
+function matchControls(): { controls: HTMLElement[]; read: () => Schemas["MatchTarget"] | null | undefined; sync: (game: string) => void } {
+  const asMatch = h("input", { id: "as-match", type: "checkbox" });
+  const target = h("input", { id: "match-target", type: "number", min: 1, placeholder: "the rules' own" });
+  const label = h("label", { for: "match-target" }, "Points to play to");
+  const details = h("div", { hidden: true }, label, target);
+  let googly = false;
+  asMatch.addEventListener("change", () => (details.hidden = !asMatch.checked));
+  return {
+    controls: [h("label", { class: "check" }, asMatch, " Play a match: deal after deal until someone reaches the target"), details],
+    sync: (game) => {
+      googly = game === "googly";
+      label.textContent = googly ? "Matches in the series" : "Points to play to";
+      target.max = googly ? "25" : "1000";
+    },
+    read: () => {
+      if (!asMatch.checked) return undefined;
+      if (!target.value) return null;
+      return googly ? { kind: "deals", deals: Number(target.value) } : { kind: "points", points: Number(target.value) };
+    },
+  };
+}
+
 export async function newGame(root: HTMLElement): Promise<void> {
   if (!session.token()) {
     navigate("/play/welcome?next=/play/new", true);
@@ -115,6 +138,7 @@ export async function newGame(root: HTMLElement): Promise<void> {
   const seats = h("fieldset", { class: "seats" });
   const options = h("div");
   const clock = clockControls();
+  const match = matchControls();
   let readOptions = () => ({}) as Record<string, unknown>;
   const seatKinds: HTMLSelectElement[] = [];
 
@@ -142,6 +166,7 @@ export async function newGame(root: HTMLElement): Promise<void> {
     players.value = String(Math.min(Math.max(chosen, entry.min_players), entry.max_players));
     const controls = optionControls(entry.id);
     readOptions = controls.read;
+    match.sync(entry.id);
     replace(options, controls.controls, h("p", { class: "quiet" }, entry.summary));
     drawSeats();
   };
@@ -162,17 +187,25 @@ export async function newGame(root: HTMLElement): Promise<void> {
     seats,
     options,
     clock.controls,
+    match.controls,
     submit,
     status,
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void busy(submit, status, async () => {
-      const hosted = await ok(
-        api.POST("/v1/me/games", {
-          body: { game: which.value, seats: seatKinds.map((select) => plan(select.value)), options: readOptions(), clock: clock.read() },
-        }),
-      );
+      const body = { game: which.value, seats: seatKinds.map((select) => plan(select.value)), options: readOptions(), clock: clock.read() };
+      const target = match.read();
+      let matchId: string | null = null;
+      let hosted: Schemas["HostedGame"];
+      if (target === undefined) {
+        hosted = await ok(api.POST("/v1/me/games", { body }));
+      } else {
+        const created = await ok(api.POST("/v1/matches", { body: { ...body, ...(target ? { target } : {}) } }));
+        if (!created.hosted) throw new Error("the match was created without its first deal");
+        matchId = created.id;
+        hosted = created.hosted;
+      }
       const links = hosted.seats.filter((seat) => seat.invitation);
       replace(
         result,
@@ -181,6 +214,7 @@ export async function newGame(root: HTMLElement): Promise<void> {
           ? links.map((seat) => copyField(`Seat ${seat.seat + 1}`, new URL(seat.invitation?.link ?? "", location.origin).href))
           : h("p", null, "No seat needs an invitation."),
         h("p", null, h("a", { href: `/play/games/${hosted.id}`, "data-link": true, class: "button" }, "Go to the table")),
+        matchId ? h("p", null, h("a", { href: `/play/matches/${matchId}`, "data-link": true, id: "match-page" }, "The match's standings")) : null,
       );
       form.replaceWith(result);
     });

@@ -305,6 +305,9 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
       claimPanel(view, id),
       h("h1", null, gameName(view.game), " ", h("span", { class: "quiet" }, view.status === "waiting" ? "waiting for players" : view.status === "finished" ? "finished" : mine ? "your move" : "")),
       resultLine(table),
+      view.deal_of
+        ? h("p", { class: "match-link" }, h("a", { href: `/play/matches/${view.deal_of.match}`, "data-link": true, id: "match-link" }, `Deal ${view.deal_of.deal + 1} of a match: the standings`))
+        : null,
       seatList(table),
       h("section", { class: "board", "aria-label": "The table" }, module.board(table)),
       mineShown(module.hand(table)),
