@@ -139,7 +139,7 @@ fn with_webhooks(mut document: Value) -> Value {
 /// A seat plan is one of a few closed shapes (`deny_unknown_fields`: `{"kind": "me"}` takes no
 /// other field), which utoipa does not say of an internally tagged enum's variants.
 fn closed_seat_plans(mut document: Value) -> Value {
-    for tagged in ["SeatPlan", "TimeControlPlan"] {
+    for tagged in ["SeatPlan", "TimeControlPlan", "MatchTarget"] {
         let pointer = format!("/components/schemas/{tagged}/oneOf");
         if let Some(Value::Array(shapes)) = document.pointer_mut(&pointer) {
             for shape in shapes.iter_mut().filter_map(Value::as_object_mut) {

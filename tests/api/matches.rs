@@ -365,14 +365,14 @@ async fn bad_matches_are_refused_and_store_nothing(app: TestApp) {
         (
             json!({"game": "girl", "players": [{"name": "A"}, {"name": "B"}], "seats": [{"kind": "me"}]}),
             None,
-            StatusCode::BAD_REQUEST,
-            "malformed-request",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-setup",
         ),
         (
             json!({"game": "girl"}),
             None,
-            StatusCode::BAD_REQUEST,
-            "malformed-request",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid-setup",
         ),
         (
             json!({"game": "googly", "players": [{"name": "A"}, {"name": "B"}], "target": {"kind": "points", "points": 50}}),

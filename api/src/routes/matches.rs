@@ -29,9 +29,9 @@ fn match_id(raw: &str) -> Result<Uuid, ApiError> {
         (status = 201, body = CreatedMatch, description = "Created: the match, its first deal and the seats' tokens or invitations (shown only here)",
             headers(("Location" = String, description = "The match: `/v1/matches/{id}`"),
                 ("Cache-Control" = String, description = "`no-store`: the answer holds tokens or invitation codes"))),
-        (status = 400, description = "Malformed body or seed; both or neither of `players` and `seats`", content_type = PROBLEM),
+        (status = 400, description = "Malformed body or seed", content_type = PROBLEM),
         (status = 401, description = "`seats` without a live account token", content_type = PROBLEM),
-        (status = 422, description = "Unknown game, wrong number of players, bad options or target (`invalid-setup`)", content_type = PROBLEM),
+        (status = 422, description = "Unknown game, both or neither of `players` and `seats`, wrong number of players, bad options or target (`invalid-setup`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[post("/v1/matches")]

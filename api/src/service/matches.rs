@@ -199,9 +199,13 @@ impl Parlour {
         caller: Option<&AccountCaller>,
         request: NewMatch,
     ) -> Result<CreatedMatch> {
-        text::check_text("game", &request.game, text::MAX_GAME_ID_CHARS)?;
-        let engine = engine_for(&request.game)?;
+        // The catalogue first: any name it does not hold is an unknown game, whatever it holds.
+        let name: String = request.game.chars().take(text::MAX_GAME_ID_CHARS).collect();
+        let engine = engine_for(&name)?;
         let game = engine.describe().id.to_string();
+        if game != request.game {
+            return Err(ServiceError::UnknownGame(name));
+        }
         let count = match (&request.players, &request.seats) {
             (Some(players), None) => players.len(),
             (None, Some(seats)) => seats.len(),
@@ -523,12 +527,14 @@ impl Parlour {
     }
 }
 
+/// Both or neither of `players` and `seats`: a table that cannot be set up (each alone is a
+/// well-formed request).
 fn neither() -> ServiceError {
-    ServiceError::BadRequest(
+    ServiceError::Setup(SetupError::Options(
         "give either `players` (seats held by tokens) or `seats` (seats held by accounts), \
          not both or neither"
             .into(),
-    )
+    ))
 }
 
 /// How the deal in `loaded` stands, for its match.
