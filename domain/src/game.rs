@@ -90,7 +90,9 @@ pub struct Player {
 ///   face up; GIRL and The CAR Game's tie before anyone has won a trick; History of
 ///   England's honest claim and last `turn_ended`; GOOGLY's time counted in balls and
 ///   patience results).
-pub const RULES_VERSION: u32 = 2;
+/// - 3: British Birds' rule-10 series is played as a match, so a new game refuses `play_to`
+///   (matches, issue 13).
+pub const RULES_VERSION: u32 = 3;
 
 /// The first rules version: every game recorded before versions were told to the rules.
 pub const FIRST_RULES_VERSION: u32 = 1;

@@ -34,6 +34,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use parlour_domain::british_birds::BritishBirds;
+use parlour_domain::british_birds::LAST_RULES_VERSION_WITH_PLAY_TO;
 use parlour_domain::engine::{outcome_json, parse_recorded, record, view_json, EngineOf};
 use parlour_domain::googly::Googly;
 use parlour_domain::history_of_england::HistoryOfEngland;
@@ -57,6 +58,9 @@ struct Config {
     game: &'static str,
     players: usize,
     options: Value,
+    /// The rules version the table is created under: the latest, but for options only an
+    /// older version's games may set (British Birds' `play_to`).
+    rules_version: u32,
 }
 
 fn config(game: &'static str, players: usize, options: Value) -> Config {
@@ -64,6 +68,7 @@ fn config(game: &'static str, players: usize, options: Value) -> Config {
         game,
         players,
         options,
+        rules_version: RULES_VERSION,
     }
 }
 
@@ -96,7 +101,10 @@ fn configs(game: &'static str) -> Vec<Config> {
         }
         "british-birds" => {
             for players in 2..=4 {
-                configs.push(config(game, players, json!({"play_to": 50})));
+                configs.push(Config {
+                    rules_version: LAST_RULES_VERSION_WITH_PLAY_TO,
+                    ..config(game, players, json!({"play_to": 50}))
+                });
                 configs.push(config(game, players, json!({"quiet_rounds": 1})));
             }
             configs.push(config(
@@ -220,11 +228,11 @@ fn fuzz_game<G: Game>(config: &Config, seed: u64) -> Result<Stats, String> {
     let game_seed = Seed(game_seed);
 
     let mut table = engine
-        .open(&players, &config.options, RULES_VERSION)
+        .open(&players, &config.options, config.rules_version)
         .map_err(|e| format!("{config:?} does not open: {e}"))?;
     let options: G::Options = serde_json::from_value(config.options.clone())
         .map_err(|e| format!("{config:?}: options do not parse: {e}"))?;
-    let setup = Setup::new(players.clone(), options);
+    let setup = Setup::new(players.clone(), options).under(config.rules_version);
     let mut state = G::new(&setup).map_err(|e| format!("{config:?}: setup refused: {e}"))?;
 
     let mut fuzz = Fuzzer::<G> {
@@ -287,7 +295,7 @@ fn fuzz_game<G: Game>(config: &Config, seed: u64) -> Result<Stats, String> {
 
     // The stored log rebuilds the same table, as the server does after a restart.
     let mut replayed = engine
-        .open(&players, &config.options, RULES_VERSION)
+        .open(&players, &config.options, config.rules_version)
         .map_err(|e| format!("{config:?} does not reopen: {e}"))?;
     for event in &fuzz.log {
         replayed

@@ -10,7 +10,9 @@
     clippy::cast_possible_wrap
 )]
 
-use parlour_domain::british_birds::{BritishBirds, Options, OwlPreference};
+use parlour_domain::british_birds::{
+    BritishBirds, Options, OwlPreference, LAST_RULES_VERSION_WITH_PLAY_TO,
+};
 use parlour_domain::playout::random_playout;
 use parlour_domain::{Player, Setup, FIRST_RULES_VERSION, RULES_VERSION};
 
@@ -38,7 +40,13 @@ fn play_many(
     seeds: std::ops::Range<u64>,
 ) -> (usize, usize, usize) {
     let (mut total, mut longest, mut games) = (0, 0, 0);
-    for version in FIRST_RULES_VERSION..=RULES_VERSION {
+    // A series in one log is a game of rules version 2 or earlier only.
+    let last = if options.play_to.is_some() {
+        LAST_RULES_VERSION_WITH_PLAY_TO
+    } else {
+        RULES_VERSION
+    };
+    for version in FIRST_RULES_VERSION..=last {
         let setup = setup(players, options.clone(), version);
         for seed in seeds.clone() {
             match random_playout::<BritishBirds>(&setup, seed, MAX_MOVES) {

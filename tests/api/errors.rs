@@ -492,9 +492,11 @@ async fn sequence_numbers_beyond_what_the_log_can_hold_are_400(app: TestApp) {
     );
 }
 
-async fn a_british_birds_series_target_above_a_thousand_is_an_invalid_setup(app: TestApp) {
+async fn a_british_birds_series_is_a_match_for_new_games(app: TestApp) {
+    // From rules version 3 a new game is always a single game: any `play_to`, in range or
+    // not, is refused with a pointer to matches, and nothing is stored.
     let players = json!([{"name": "A"}, {"name": "B"}]);
-    for play_to in [1_001u64, 4_000_000_000] {
+    for play_to in [50u64, 1_000, 1_001, 4_000_000_000] {
         let body =
             json!({"game": "british-birds", "players": players, "options": {"play_to": play_to}});
         let res = app
@@ -502,10 +504,12 @@ async fn a_british_birds_series_target_above_a_thousand_is_an_invalid_setup(app:
             .await;
         let problem = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid-setup").await;
         let detail = problem["detail"].as_str().unwrap_or_default();
-        assert!(detail.contains("1000"), "{detail}");
+        assert!(detail.contains("/v1/matches"), "{detail}");
     }
-    app.create_game("british-birds", 2, None, json!({"play_to": 1000}))
+    let (id, _) = app
+        .create_game("british-birds", 2, None, json!({"play_to": null}))
         .await;
+    assert_eq!(app.view(&id, None).await["rules_version"], json!(3));
 }
 
 async fn the_bearer_scheme_may_be_written_in_any_case(app: TestApp) {
@@ -563,7 +567,7 @@ on_both_backends!(
     bad_setups_are_422,
     an_idempotency_key_replays_the_first_answer_and_refuses_another_move,
     sequence_numbers_beyond_what_the_log_can_hold_are_400,
-    a_british_birds_series_target_above_a_thousand_is_an_invalid_setup,
+    a_british_birds_series_is_a_match_for_new_games,
     the_bearer_scheme_may_be_written_in_any_case,
     the_problems_a_client_must_handle_are_described,
 );

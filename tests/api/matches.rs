@@ -290,18 +290,17 @@ async fn a_match_token_opens_its_seat_in_every_deal_and_in_no_other_game(app: Te
     assert_problem(res, StatusCode::UNAUTHORIZED, "unauthorized").await;
 }
 
+/// A correspondence clock of two days a move, timing out by the default move.
+fn two_days_a_move() -> Value {
+    json!({"clock": {"control": {"kind": "correspondence", "days": 2}, "on_timeout": "default_move"}})
+}
+
 async fn accounts_keep_their_seats_from_deal_to_deal_and_a_resignation_concedes_the_match(
     app: TestApp,
 ) {
     let ann = account(&app, "Ann").await;
     let bea = account(&app, "Bea").await;
-    let (id, first) = hosted_girl_match(
-        &app,
-        &ann,
-        &bea,
-        json!({"clock": {"control": {"kind": "correspondence", "days": 2}, "on_timeout": "default_move"}}),
-    )
-    .await;
+    let (id, first) = hosted_girl_match(&app, &ann, &bea, two_days_a_move()).await;
     let tokens = [ann.clone(), bea.clone()];
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     play_deal(&app, &first, &tokens, &mut rng).await;
@@ -351,6 +350,42 @@ async fn accounts_keep_their_seats_from_deal_to_deal_and_a_resignation_concedes_
         )
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+async fn a_player_away_on_vacation_is_away_in_the_seat_she_claims_and_in_the_next_deal(
+    app: TestApp,
+) {
+    let ann = account(&app, "Ann").await;
+    let bea = account(&app, "Bea").await;
+    let (status, away) = app
+        .post("/v1/me/vacation", Some(&bea), &json!({"days": 3}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{away}");
+    let (id, first) = hosted_girl_match(&app, &ann, &bea, two_days_a_move()).await;
+    // Bea claimed seat 1 while away: her clock there is stopped until her vacation ends.
+    let seated = app.view(&first, None).await;
+    assert_eq!(
+        seated["clock"]["seats"][1]["away_until"], away["away_until"],
+        "{seated}"
+    );
+    assert_eq!(seated["clock"]["seats"][0]["away_until"], Value::Null);
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    play_deal(&app, &first, &[ann.clone(), bea.clone()], &mut rng).await;
+    let view = next_deal(&app, &id, Some(&first)).await;
+    let second = view["current"].as_str().unwrap().to_string();
+    // The deal passed to the left, so Bea sits in seat 0 now, and is still away.
+    let dealt = app.view(&second, None).await;
+    assert_eq!(dealt["seats"][0]["name"], "Bea");
+    assert_eq!(
+        dealt["clock"]["seats"][0]["away_until"], away["away_until"],
+        "{dealt}"
+    );
+    assert_eq!(dealt["clock"]["seats"][1]["away_until"], Value::Null);
+    let log = app.all_events(&second, None).await;
+    assert!(
+        log.iter().any(|e| e["type"] == "table.vacation_began"),
+        "the new deal's log says so"
+    );
 }
 
 /// The id deal 2 would have: the audit lists only the deals that exist, so ask the server's
@@ -440,5 +475,6 @@ on_both_backends!(
     the_sheets_targets_are_the_defaults,
     a_match_token_opens_its_seat_in_every_deal_and_in_no_other_game,
     accounts_keep_their_seats_from_deal_to_deal_and_a_resignation_concedes_the_match,
+    a_player_away_on_vacation_is_away_in_the_seat_she_claims_and_in_the_next_deal,
     bad_matches_are_refused_and_store_nothing,
 );

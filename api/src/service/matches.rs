@@ -405,7 +405,12 @@ impl Parlour {
             None => None,
         };
         match self.found_game(founding).await {
-            Ok(_) => Ok(Some(next)),
+            Ok(_) => {
+                // Clocks carry over, and so does a vacation: a player away when the deal is
+                // dealt is away in it too.
+                self.away_where_due(next).await?;
+                Ok(Some(next))
+            }
             // Another instance made it first.
             Err(ServiceError::Conflict) => Ok(None),
             Err(other) => Err(other),

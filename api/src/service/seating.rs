@@ -309,6 +309,7 @@ impl Parlour {
             }
         })
         .await?;
+        self.away_where_due(id).await?;
         self.view(id, Caller::Seat(seat)).await
     }
 

@@ -6,7 +6,8 @@
 //! vacation's end, and `table.vacation_ended` for an early return), so every clock stays a
 //! function of its game's log alone. A vacation is recorded first on the account, then in each
 //! game: asking again while away records it in any game that missed it (a crash in between,
-//! or a game joined since), and changes nothing in the others.
+//! or a game joined since), and changes nothing in the others. A match's next deal, and a seat
+//! claimed while away, are marked away when they come (`away_where_due`).
 
 use chrono::Datelike;
 use parlour_domain::table_events::TableRefusal;
@@ -136,6 +137,54 @@ impl Parlour {
                     TableRefusal::NoVacation
                     | TableRefusal::AlreadyAway(_)
                     | TableRefusal::NotAway(_)
+                    | TableRefusal::GameOver,
+                )) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks away, in game `id`, every seat held by an account that is on vacation now: a
+    /// match's next deal, or a seat taken while away, stops that seat's clock as a vacation
+    /// begun after it would have, so going away covers the games that come as well as those
+    /// there were. Games without clocks, or where vacation is disallowed, are left alone.
+    pub(super) async fn away_where_due(&self, id: Uuid) -> Result<()> {
+        let holders = self
+            .with_game(id, |loaded| {
+                let table = &loaded.sitting.table;
+                if table.clocks().is_none() || loaded.sitting.is_over() {
+                    return Vec::new();
+                }
+                table
+                    .seating()
+                    .map(|seating| {
+                        (0u8..)
+                            .zip(&seating.seats)
+                            .filter_map(|(seat, at)| {
+                                let account = at.holder.as_ref()?.account.parse::<Uuid>().ok()?;
+                                Some((Seat(seat), account))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .await?;
+        let now = self.now();
+        for (seat, account) in holders {
+            let taken = self.store.vacations(account, start_of_year(now)).await?;
+            let Some(vacation) = taken.iter().find(|v| v.began_at <= now && v.until > now) else {
+                continue;
+            };
+            let event = TableEvent::VacationBegan {
+                seat,
+                until: moment(vacation.until),
+            };
+            match self.record_table_event(id, Some(seat.0), event).await {
+                Ok(_)
+                | Err(ServiceError::TableRefused(
+                    TableRefusal::NoVacation
+                    | TableRefusal::AlreadyAway(_)
                     | TableRefusal::GameOver,
                 )) => {}
                 Err(other) => return Err(other),

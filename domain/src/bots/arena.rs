@@ -22,12 +22,24 @@ pub struct Arena {
 }
 
 impl Arena {
-    /// A table of `engine` for `players` with `options`, dealt from `seed`.
+    /// A table of `engine` for `players` with `options`, dealt from `seed`, under the latest
+    /// rules.
     pub fn open(
         engine: &'static dyn Engine,
         players: usize,
         options: &Value,
         seed: u64,
+    ) -> Result<Arena, String> {
+        Arena::open_under(engine, players, options, seed, crate::RULES_VERSION)
+    }
+
+    /// [`Arena::open`] under rules version `rules_version`.
+    pub fn open_under(
+        engine: &'static dyn Engine,
+        players: usize,
+        options: &Value,
+        seed: u64,
+        rules_version: u32,
     ) -> Result<Arena, String> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut bytes = [0u8; 32];
@@ -38,7 +50,7 @@ impl Arena {
             })
             .collect();
         let table = engine
-            .open(&players, options, crate::RULES_VERSION)
+            .open(&players, options, rules_version)
             .map_err(|e| format!("setup refused: {e}"))?;
         let mut arena = Arena {
             engine,

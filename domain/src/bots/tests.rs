@@ -101,7 +101,8 @@ fn every_level_plays_to_the_end(game: &str) {
         }
         for (i, bots) in tables.iter().enumerate() {
             let seed = 1000 + i as u64;
-            let mut arena = Arena::open(engine, players, &options, seed)
+            let version = rules_version_for(&options);
+            let mut arena = Arena::open_under(engine, players, &options, seed, version)
                 .unwrap_or_else(|e| panic!("{game} {players} {options}: {e}"));
             let outcome = arena
                 .play_out(bots, MAX_MOVES)
@@ -162,8 +163,18 @@ fn open(engine: &dyn Engine, players: usize, options: &Value) -> Box<dyn Table> 
         })
         .collect();
     engine
-        .open(&players, options, crate::RULES_VERSION)
+        .open(&players, options, rules_version_for(options))
         .unwrap()
+}
+
+/// The latest rules, but for British Birds' series in one log (`play_to`): a game of rules
+/// version 2 at the latest, which bots must still play (old games go on).
+fn rules_version_for(options: &Value) -> u32 {
+    if options.get("play_to").is_some_and(|v| !v.is_null()) {
+        crate::british_birds::LAST_RULES_VERSION_WITH_PLAY_TO
+    } else {
+        crate::RULES_VERSION
+    }
 }
 
 /// Two tables dealt alike but for one card hidden from seat 0, played alike move for move:

@@ -52,6 +52,10 @@ impl OwlPreference {
 /// any sitting, whereas a target like 4,000,000,000 asks for a series that never ends.
 pub const MAX_PLAY_TO: u32 = 1_000;
 
+/// The last rules version whose new games may set `play_to`: from version 3, rule 10's series
+/// is played as a match, each game in its own log, so a new game is always a single game.
+pub const LAST_RULES_VERSION_WITH_PLAY_TO: u32 = 2;
+
 /// The options of a British Birds table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -63,8 +67,10 @@ pub struct Options {
     /// card picked up and no set laid (1 to 100); from rules version 2 only turns passed with
     /// nothing face up to pick up are counted.
     pub quiet_rounds: u32,
-    /// Rule 10's series: deal further games until someone's total reaches this (the printed
-    /// rules say 50). `None` plays a single game.
+    /// Rule 10's series in one log: deal further games until someone's total reaches this
+    /// (the printed rules say 50). `None` plays a single game. Only games created under rules
+    /// version 1 or 2 may set it; from version 3 the series is a match (`POST /v1/matches`),
+    /// and the option is kept for the games that recorded it.
     pub play_to: Option<u32>,
 }
 
@@ -123,6 +129,9 @@ struct Rules {
     /// that the asker hold a card of its set): nobody holds it, so the ask fails at once.
     /// Version 1 refuses the ask.
     may_ask_for_an_exposed_card: bool,
+    /// Up to version 2, `play_to` plays rule 10's series in the game's own log; from version
+    /// 3 the series is a match and a new game refuses the option.
+    series_in_one_log: bool,
 }
 
 impl Rules {
@@ -130,6 +139,7 @@ impl Rules {
         Rules {
             quiet_only_with_nothing_exposed: version >= 2,
             may_ask_for_an_exposed_card: version >= 2,
+            series_in_one_log: version <= LAST_RULES_VERSION_WITH_PLAY_TO,
         }
     }
 }
@@ -987,8 +997,10 @@ impl Game for BritishBirds {
                     "default": DEFAULT_QUIET_ROUNDS,
                 },
                 "play_to": {
-                    "description": "play a series of games until a total of this many points is \
-                                    reached (1 to 1000; the printed rules: 50); null plays one game",
+                    "description": "games created under rules version 2 or earlier only: play a \
+                                    series of games in one log until a total of this many points \
+                                    is reached (1 to 1000); null plays one game. New games refuse \
+                                    it: a series is a match (POST /v1/matches)",
                     "type": "integer or null",
                     "default": null,
                 },
@@ -1054,7 +1066,15 @@ impl Game for BritishBirds {
                 "quiet_rounds must be from 1 to 100".into(),
             ));
         }
+        let rules = Rules::of(setup.rules_version);
         if let Some(target) = options.play_to {
+            if !rules.series_in_one_log {
+                return Err(SetupError::Options(format!(
+                    "play_to is for games created under rules version \
+                     {LAST_RULES_VERSION_WITH_PLAY_TO} or earlier: play rule 10's series as a \
+                     match (POST /v1/matches with a target of points)"
+                )));
+            }
             if !(1..=MAX_PLAY_TO).contains(&target) {
                 return Err(SetupError::Options(format!(
                     "play_to must be from 1 to {MAX_PLAY_TO} (or null for a single game)"
@@ -1063,7 +1083,7 @@ impl Game for BritishBirds {
         }
         Ok(State {
             players: players as u8,
-            rules: Rules::of(setup.rules_version),
+            rules,
             quiet_rounds: options.quiet_rounds,
             play_to: options.play_to,
             preferences,

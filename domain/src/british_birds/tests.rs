@@ -12,8 +12,14 @@ use crate::chance::Seed;
 use crate::engine::{self, MoveRefused, OutOfTurn};
 use crate::game::{Player, RULES_VERSION};
 
-/// A table under the latest rules; [`under`] puts an arranged one under an older version.
+/// A table under the latest rules, or, for a series in one log (`play_to`), under the last
+/// version whose new games may play one; [`under`] puts an arranged one under another version.
 fn setup(players: usize, options: Options) -> Setup<Options> {
+    let version = if options.play_to.is_some() {
+        LAST_RULES_VERSION_WITH_PLAY_TO
+    } else {
+        RULES_VERSION
+    };
     Setup::new(
         (0..players)
             .map(|i| Player {
@@ -22,6 +28,7 @@ fn setup(players: usize, options: Options) -> Setup<Options> {
             .collect(),
         options,
     )
+    .under(version)
 }
 
 /// The same table under rules version `version`.
@@ -1294,6 +1301,37 @@ fn tables_of_the_wrong_size_or_with_bad_options_are_refused() {
         serde_json::from_value::<Options>(json!({})).unwrap(),
         Options::default()
     );
+}
+
+#[test]
+fn from_rules_version_3_a_new_game_refuses_play_to_and_points_at_matches() {
+    let series = Options {
+        play_to: Some(50),
+        ..Options::default()
+    };
+    match BritishBirds::new(&setup(2, series).under(3)) {
+        Err(SetupError::Options(detail)) => {
+            assert!(detail.contains("POST /v1/matches"), "{detail}");
+        }
+        other => panic!("a version-3 series was not refused: {other:?}"),
+    }
+    let single = Options {
+        play_to: None,
+        ..Options::default()
+    };
+    assert!(BritishBirds::new(&setup(2, single).under(3)).is_ok());
+}
+
+#[test]
+fn a_game_created_under_rules_version_2_keeps_its_series() {
+    for version in [1, LAST_RULES_VERSION_WITH_PLAY_TO] {
+        let series = Options {
+            play_to: Some(50),
+            ..Options::default()
+        };
+        let state = BritishBirds::new(&setup(2, series).under(version)).unwrap();
+        assert_eq!(state.play_to, Some(50), "version {version}");
+    }
 }
 
 #[test]
