@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use parlour::http::cors::CorsSettings;
 use parlour::http::rate_limit::{self, AddressRange, Quota, RateLimitSettings};
 use parlour::limits::StreamLimits;
+use parlour::service::commit::GroupCommitSettings;
 use parlour::service::webhooks::WebhookSettings;
 use parlour::startup::{Application, Settings};
 use parlour::store::DbSettings;
@@ -103,6 +104,13 @@ struct Cli {
     /// Seconds a webhook receiver has to answer.
     #[arg(long, env = "PARLOUR_WEBHOOK_TIMEOUT", default_value = "15", value_parser = seconds)]
     webhook_timeout: Duration,
+    /// How many groups of moves may be committed at once (`docs/performance.md`, group
+    /// commit); unset, the database's default: 2 on Postgres, 1 on SQLite.
+    #[arg(long, env = "PARLOUR_COMMIT_WRITERS", value_parser = clap::value_parser!(u32).range(1..=64))]
+    commit_writers: Option<u32>,
+    /// The most moves one commit may hold; 1 commits every move on its own.
+    #[arg(long, env = "PARLOUR_COMMIT_GROUP", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    commit_group: u32,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -175,6 +183,10 @@ impl Cli {
             require_preconditions: self.require_preconditions,
             vacation_days_per_year: self.vacation_days,
             bot_pace: self.bot_pace,
+            group_commit: GroupCommitSettings {
+                writers: self.commit_writers.and_then(|n| usize::try_from(n).ok()),
+                max_group: usize::try_from(self.commit_group).unwrap_or(64),
+            },
             idempotency_key_lifetime: self.idempotency_key_lifetime,
             webhooks: WebhookSettings {
                 allow_private: self.webhooks_allow_private,

@@ -65,6 +65,8 @@ pub struct Settings {
     /// The least time a bot takes over a move (`service::bots::DEFAULT_BOT_PACE`, 1 s), so
     /// that how long it thought does not tell its opponents about its hand.
     pub bot_pace: std::time::Duration,
+    /// How appends are grouped into commits (`service::commit`).
+    pub group_commit: crate::service::commit::GroupCommitSettings,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -98,6 +100,7 @@ impl Default for Settings {
             sweep_clocks: true,
             webhooks: WebhookSettings::default(),
             bot_pace: crate::service::bots::DEFAULT_BOT_PACE,
+            group_commit: Default::default(),
         }
     }
 }
@@ -206,6 +209,7 @@ impl Application {
         if let Some(clock) = hooks.clock {
             parlour = parlour.with_clock(clock);
         }
+        parlour = parlour.with_group_commit(settings.group_commit);
         for policy in hooks.after_commit {
             parlour = parlour.with_after_commit(policy);
         }

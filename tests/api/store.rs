@@ -316,6 +316,124 @@ async fn the_outbox_is_written_with_the_events_or_not_at_all(app: TestApp) {
     assert_eq!(other[0].topic, "other");
 }
 
+/// A group of appends (group commit) is judged append by append: one that collides writes
+/// nothing of its own (events, key or outbox), and the rest of its group is written all the
+/// same, each with its key and its messages.
+async fn a_group_writes_every_append_but_the_one_that_collides(app: TestApp) {
+    let games = [
+        game_with_log(&app).await,
+        game_with_log(&app).await,
+        game_with_log(&app).await,
+    ];
+    let key = |(_, version): (Uuid, u64)| parlour::store::IdempotentMove {
+        seat: 0,
+        key: "k".into(),
+        fingerprint: "f".into(),
+        version: version + 1,
+        created_at: store::now(),
+    };
+    let append = |(id, version): (Uuid, u64), seq: u64, tag: &str| store::Append {
+        id,
+        events: vec![note(seq, tag)],
+        idempotent: Some(key((id, version))),
+        outbox: vec![OutboxMessage {
+            topic: "test.group".into(),
+            payload: tag.into(),
+            only_if_webhooks_of: None,
+        }],
+    };
+    let [first, second, third] = games;
+    // The second one's position is taken already: it was decided from an old head.
+    let group = [
+        append(first, first.1 + 1, "first"),
+        append(second, second.1, "second"),
+        append(third, third.1 + 1, "third"),
+    ];
+    let answers = app.store.append_group(&group).await.unwrap();
+    assert!(answers[0].is_ok(), "{answers:?}");
+    assert!(
+        matches!(answers[1], Err(StoreError::Conflict)),
+        "{answers:?}"
+    );
+    assert!(answers[2].is_ok(), "{answers:?}");
+
+    for ((id, version), written) in [(first, true), (second, false), (third, true)] {
+        let head = app.store.head(id).await.unwrap().unwrap().0;
+        assert_eq!(head, version + u64::from(written), "{id}");
+        let kept = app.store.idempotent_move(id, 0, "k").await.unwrap();
+        assert_eq!(kept.is_some(), written, "{id}");
+    }
+    let claimed = app
+        .store
+        .claim_outbox(Some("test.group"), 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let mut payloads: Vec<&str> = claimed.iter().map(|m| m.payload.as_str()).collect();
+    payloads.sort();
+    assert_eq!(payloads, ["first", "third"]);
+    // The collided one, decided again from the new head, goes through on its own.
+    let again = [append(second, second.1 + 1, "second")];
+    let answers = app.store.append_group(&again).await.unwrap();
+    assert!(answers[0].is_ok(), "{answers:?}");
+}
+
+/// Moves of many games at once go through the group commit: every one is recorded, each
+/// game's log stays a valid chain, and `/metrics` counts the commits and the moves in them.
+async fn concurrent_moves_of_many_games_are_all_recorded_through_the_group_commit(app: TestApp) {
+    let mut games = Vec::new();
+    for _ in 0..12 {
+        let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
+        games.push((id, tokens));
+    }
+    let moves = games.iter().enumerate().map(|(n, (id, tokens))| {
+        let app = &app;
+        async move {
+            let view = app.view(id, None).await;
+            let seat = view["to_act"][0].as_u64().unwrap() as usize;
+            let mine = app.view(id, Some(&tokens[seat])).await;
+            let action = parlour_domain::playout::instantiate(
+                &mine["legal_actions"][0],
+                &mut <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(n as u64),
+            );
+            let (status, body) = app.act(id, &tokens[seat], &action).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+    });
+    futures_util::future::join_all(moves).await;
+    for (id, _) in &games {
+        let (_, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
+        assert_eq!(audit["chain_ok"], json!(true), "{audit}");
+    }
+    let page = app
+        .client
+        .get(format!("{}/metrics", app.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let metric = |name: &str| -> u64 {
+        page.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} in {page}"))
+            .parse()
+            .unwrap()
+    };
+    let (groups, appends) = (
+        metric("parlour_commit_groups_total"),
+        metric("parlour_commit_group_appends_total"),
+    );
+    assert!(
+        appends >= 12,
+        "every move went through the pipeline: {appends}"
+    );
+    assert!(
+        groups >= 1 && groups <= appends,
+        "{groups} groups of {appends}"
+    );
+}
+
 /// A commit nobody will be told of writes no fan-out row: a message for an audience is
 /// written only if one of its accounts has a webhook endpoint when the commit runs.
 async fn a_message_for_an_audience_is_written_only_if_one_of_them_has_an_endpoint(app: TestApp) {
@@ -564,6 +682,8 @@ on_both_backends!(
     events_carry_their_version_and_feed_positions_increase,
     a_follower_sees_every_commit_of_concurrent_writers_exactly_once,
     the_outbox_is_written_with_the_events_or_not_at_all,
+    a_group_writes_every_append_but_the_one_that_collides,
+    concurrent_moves_of_many_games_are_all_recorded_through_the_group_commit,
     an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_done,
     a_message_for_an_audience_is_written_only_if_one_of_them_has_an_endpoint,
     one_store_leads_a_name_and_another_takes_over_when_it_stops,

@@ -48,6 +48,10 @@ pub struct Metrics {
 pub struct Snapshot {
     /// Moves this instance recorded since it started.
     pub moves_recorded: u64,
+    /// Commits this instance wrote for moves (a group commit holds several).
+    pub commit_groups: u64,
+    /// Appends in those commits.
+    pub commit_group_appends: u64,
     /// Games held in memory.
     pub games_cached: usize,
     /// Of those, games not over.
@@ -125,6 +129,18 @@ impl Metrics {
             "counter",
             "Moves this instance recorded since it started.",
             &[("", now.moves_recorded)],
+        );
+        family(
+            "parlour_commit_groups_total",
+            "counter",
+            "Transactions that wrote moves; each may hold the moves of several games (group commit).",
+            &[("", now.commit_groups)],
+        );
+        family(
+            "parlour_commit_group_appends_total",
+            "counter",
+            "Moves written by those transactions: divided by parlour_commit_groups_total, the mean group.",
+            &[("", now.commit_group_appends)],
         );
         family(
             "parlour_games_cached",
@@ -266,6 +282,8 @@ mod tests {
             "parlour_http_requests_total",
             "parlour_http_request_duration_seconds",
             "parlour_moves_recorded_total",
+            "parlour_commit_groups_total",
+            "parlour_commit_group_appends_total",
             "parlour_games_cached",
             "parlour_games_active",
             "parlour_store_errors_total",

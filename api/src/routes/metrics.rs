@@ -19,8 +19,11 @@ pub async fn metrics(
     limiter: web::Data<RateLimiter>,
 ) -> HttpResponse {
     let counts = service.counts();
+    let (commit_groups, commit_group_appends) = service.commit_groups();
     let page = metrics.render(&Snapshot {
         moves_recorded: counts.moves_recorded,
+        commit_groups,
+        commit_group_appends,
         games_cached: counts.games_cached,
         games_active: counts.games_active,
         store_errors: counts.store_errors,

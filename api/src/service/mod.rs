@@ -182,6 +182,7 @@ pub mod bots;
 mod cache;
 mod clock;
 mod clocks;
+pub mod commit;
 mod create;
 mod documents;
 pub mod housekeeping;
@@ -232,6 +233,8 @@ pub const DEFAULT_IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::from_secs(24 * 
 /// The service behind every handler.
 pub struct Parlour {
     store: Arc<dyn EventStore>,
+    /// Every append goes through it, so concurrent moves share a commit (`commit`).
+    committer: Arc<commit::GroupCommit>,
     /// Signs the receipt of every accepted move.
     signer: Arc<Signer>,
     slots: Mutex<HashMap<Uuid, Arc<Slot>>>,
@@ -452,8 +455,10 @@ fn readable(events: &[StoredEvent]) -> Result<()> {
 impl Parlour {
     /// The service over a store.
     pub fn new(store: Arc<dyn EventStore>, signer: Arc<Signer>) -> Self {
+        let committer = commit::GroupCommit::new(store.clone(), Default::default());
         Parlour {
             store,
+            committer,
             signer,
             slots: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
@@ -470,6 +475,17 @@ impl Parlour {
             webhook_settings: webhooks::WebhookSettings::default(),
             bot_pace: bots::DEFAULT_BOT_PACE,
         }
+    }
+
+    /// The same service writing its appends in groups so (`commit`).
+    pub fn with_group_commit(mut self, settings: commit::GroupCommitSettings) -> Self {
+        self.committer = commit::GroupCommit::new(self.store.clone(), settings);
+        self
+    }
+
+    /// Groups written, and the appends in them, since the start (`/metrics`).
+    pub fn commit_groups(&self) -> (u64, u64) {
+        self.committer.counts()
     }
 
     /// The same service letting each bot move no sooner than `pace` after it began to think.
@@ -540,11 +556,13 @@ impl Parlour {
             .iter()
             .flat_map(|policy| policy.durable_work(&loaded.record, &loaded.sitting, events))
             .collect();
-        match self
-            .store
-            .append_with_outbox(loaded.record.id, events, key, &work)
-            .await
-        {
+        let append = store::Append {
+            id: loaded.record.id,
+            events: events.to_vec(),
+            idempotent: key.cloned(),
+            outbox: work,
+        };
+        match self.committer.append(append).await {
             Ok(()) => {
                 self.commits.committed();
                 Ok(Appended::Recorded)

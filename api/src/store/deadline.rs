@@ -17,9 +17,9 @@ use uuid::Uuid;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AccountRecord, AccountStore, AccountTokenRecord, ClockStore, Committed, EventStore, FeedCursor,
-    FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore,
-    OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, StoreError,
+    AccountRecord, AccountStore, AccountTokenRecord, Append, ClockStore, Committed, EventStore,
+    FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership,
+    LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, StoreError,
     StoredEvent, VacationRecord,
 };
 
@@ -226,6 +226,21 @@ impl<S: EventStore> LogStore for Deadline<S> {
                 .append_with_outbox(id, events, idempotent, outbox),
         )
         .await
+    }
+
+    async fn append_group(
+        &self,
+        appends: &[Append],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        let answers = self.run(true, self.inner.append_group(appends)).await?;
+        Ok(answers
+            .into_iter()
+            .map(|answer| answer.map_err(|error| classify(error, true)))
+            .collect())
+    }
+
+    fn parallel_writers(&self) -> usize {
+        self.inner.parallel_writers()
     }
 
     async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {

@@ -157,9 +157,11 @@ pub struct Committed {
     /// Its event type.
     pub kind: String,
     /// The commit it was written in: the same number for every entry one append wrote, and a
-    /// different one for each append (Postgres: its transaction; SQLite: the position of the
-    /// commit's first entry). What a move, a claim or a game's creation wrote is told apart
-    /// by it.
+    /// different one for each append of the game (Postgres: its transaction; SQLite: the
+    /// position of the append's first entry). What a move, a claim or a game's creation wrote
+    /// is told apart by `(game, commit)`: on Postgres a group commit
+    /// ([`LogStore::append_group`]) writes several games' appends in one transaction, each
+    /// game's entries next to each other in the feed.
     pub commit: u64,
 }
 
@@ -204,6 +206,20 @@ pub struct OutboxItem {
     pub created_at: DateTime<Utc>,
     /// Why the last attempt failed, if one did.
     pub last_error: Option<String>,
+}
+
+/// One append of a group (see [`LogStore::append_group`]): what
+/// [`LogStore::append_with_outbox`] takes, owned so that it can wait in a queue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Append {
+    /// The game whose log it extends.
+    pub id: Uuid,
+    /// The entries, the first one past the version they were decided from.
+    pub events: Vec<StoredEvent>,
+    /// The move's idempotency key, if it had one.
+    pub idempotent: Option<IdempotentMove>,
+    /// The durable work that must follow the commit.
+    pub outbox: Vec<OutboxMessage>,
 }
 
 /// The first answer to a move sent with an `Idempotency-Key`.
@@ -295,6 +311,27 @@ pub trait LogStore: Send + Sync {
         idempotent: Option<&IdempotentMove>,
         outbox: &[OutboxMessage],
     ) -> Result<(), StoreError>;
+
+    /// Appends every one of `appends` (each of another game) in as few transactions as the
+    /// backend can: one commit, one flush of the write-ahead log, for many moves. Each is
+    /// judged on its own as [`LogStore::append_with_outbox`] judges it: one that collides
+    /// answers `Conflict` and writes nothing, and the others are committed all the same. The
+    /// answers are in the order of `appends`; `Err` is a failure of the whole group, which
+    /// wrote nothing of it (or, `Unavailable` with `maybe_written`, may have written all).
+    ///
+    /// The default appends them one by one.
+    async fn append_group(
+        &self,
+        appends: &[Append],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        one_by_one(self, appends).await
+    }
+
+    /// How many groups of appends are worth writing at once: Postgres takes several
+    /// transactions in parallel; SQLite has one writer, and takes them in turn.
+    fn parallel_writers(&self) -> usize {
+        2
+    }
 
     /// `append_with_outbox` with no outbox messages.
     async fn append(
@@ -660,6 +697,23 @@ fn salt_from(bytes: Option<Vec<u8>>) -> Result<Option<[u8; 32]>, StoreError> {
 
 fn narrow<T: TryFrom<i64>>(value: i64, what: &str) -> Result<T, StoreError> {
     T::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} {value} is out of range")))
+}
+
+/// [`LogStore::append_group`] done one append at a time: the default, and what a backend
+/// falls back to when a group cannot be written together.
+async fn one_by_one<S: LogStore + ?Sized>(
+    store: &S,
+    appends: &[Append],
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let mut answers = Vec::with_capacity(appends.len());
+    for a in appends {
+        answers.push(
+            store
+                .append_with_outbox(a.id, &a.events, a.idempotent.as_ref(), &a.outbox)
+                .await,
+        );
+    }
+    Ok(answers)
 }
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {

@@ -32,10 +32,10 @@ use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    is_unique_violation, stored_json, AccountRecord, AccountStore, AccountTokenRecord, ClockStore,
-    Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
-    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord,
-    StoreError, StoredEvent, VacationRecord, EVENTS_CHANNEL,
+    is_unique_violation, one_by_one, stored_json, AccountRecord, AccountStore, AccountTokenRecord,
+    Append, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    SignInCodeRecord, StoreError, StoredEvent, VacationRecord, EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -88,6 +88,23 @@ struct Columns {
     versions: Vec<i32>,
 }
 
+impl Columns {
+    /// Binds the columns, in their order, as the next ten parameters.
+    fn bind(self, query: PgQuery<'_>) -> PgQuery<'_> {
+        query
+            .bind(self.seqs)
+            .bind(self.kinds)
+            .bind(self.actors)
+            .bind(self.data)
+            .bind(self.commands)
+            .bind(self.ats)
+            .bind(self.sealed)
+            .bind(self.prev_hashes)
+            .bind(self.hashes)
+            .bind(self.versions)
+    }
+}
+
 fn columns(events: &[StoredEvent]) -> Result<Columns, StoreError> {
     Ok(Columns {
         seqs: events
@@ -131,20 +148,7 @@ fn bind_batch<'q>(
     let version = wide(last.seq, "seq")?;
     let hash = last.hash.clone();
     let c = columns(events)?;
-    Ok(query
-        .bind(id)
-        .bind(c.seqs)
-        .bind(c.kinds)
-        .bind(c.actors)
-        .bind(c.data)
-        .bind(c.commands)
-        .bind(c.ats)
-        .bind(c.sealed)
-        .bind(c.prev_hashes)
-        .bind(c.hashes)
-        .bind(c.versions)
-        .bind(version)
-        .bind(hash))
+    Ok(c.bind(query.bind(id)).bind(version).bind(hash))
 }
 
 /// The one statement of an append: events, head, and (when given) the idempotency key and
@@ -205,6 +209,113 @@ fn audience(message: &OutboxMessage) -> Option<String> {
             .collect::<Vec<_>>()
             .join(",")
     })
+}
+
+/// A group of appends of different games in one statement (`LogStore::append_group`):
+/// `$1`…`$9` one row per append: its game, the version it was decided from, the version and
+/// head hash it leaves, and its idempotency key if any (seat, key, fingerprint, version,
+/// time); `$10`…`$20` every event with its game; `$21`…`$24` every outbox message with its
+/// game. Each game's head moves only from the version its append was decided from, and only
+/// while its key is free; nothing of an append whose head did not move is written. Answers
+/// the games whose heads moved.
+///
+/// A head that moved had no later event and no such key when the statement began (every
+/// append moves its game's head in the statement that writes its events and key, and a head
+/// another transaction moved since is re-checked once that one commits), so the inserts
+/// cannot collide; if one ever did, the unique violation fails the whole statement, writing
+/// nothing, and the group is appended one by one instead.
+const APPEND_GROUP: &str = "WITH batch AS (\
+        SELECT * FROM UNNEST($1::uuid[], $2::int8[], $3::int8[], $4::text[], $5::int2[], \
+            $6::text[], $7::text[], $8::int8[], $9::timestamptz[]) \
+        AS b (game_id, expected, version, head_hash, key_seat, key, fingerprint, key_version, key_at)), \
+    advanced AS (\
+        UPDATE game_heads h SET version = b.version, head_hash = b.head_hash FROM batch b \
+        WHERE h.game_id = b.game_id AND h.version = b.expected \
+          AND (b.key IS NULL OR NOT EXISTS (SELECT 1 FROM idempotency_keys k \
+              WHERE k.game_id = b.game_id AND k.seat = b.key_seat AND k.key = b.key)) \
+        RETURNING h.game_id), \
+    appended AS (\
+        INSERT INTO events (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version) \
+        SELECT e.* FROM UNNEST($10::uuid[], $11::int8[], $12::text[], $13::int2[], $14::text[], \
+            $15::text[], $16::timestamptz[], $17::text[], $18::text[], $19::text[], $20::int4[]) \
+        AS e (game_id, seq, type, actor, data, command, at, sealed, prev_hash, hash, event_version) \
+        WHERE e.game_id IN (SELECT game_id FROM advanced)), \
+    keyed AS (\
+        INSERT INTO idempotency_keys (game_id, seat, key, fingerprint, version, created_at) \
+        SELECT b.game_id, b.key_seat, b.key, b.fingerprint, b.key_version, b.key_at FROM batch b \
+        WHERE b.key IS NOT NULL AND b.game_id IN (SELECT game_id FROM advanced)), \
+    messaged AS (\
+        INSERT INTO outbox (game_id, topic, payload, created_at, available_at) \
+        SELECT m.game_id, m.topic, m.payload, now(), now() \
+        FROM UNNEST($21::uuid[], $22::text[], $23::text[], $24::text[]) AS m (game_id, topic, payload, audience) \
+        WHERE m.game_id IN (SELECT game_id FROM advanced) \
+          AND (m.audience IS NULL OR EXISTS (SELECT 1 FROM webhooks w \
+              WHERE w.enabled AND w.account_id = ANY (string_to_array(m.audience, ',')::uuid[])))) \
+    SELECT game_id FROM advanced";
+
+/// Binds a group (`APPEND_GROUP`'s `$1`…`$24`).
+fn bind_group<'q>(query: PgQuery<'q>, appends: &[&Append]) -> Result<PgQuery<'q>, StoreError> {
+    let mut heads = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    let (mut games, mut events) = (Vec::new(), Vec::new());
+    let mut messages = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for a in appends {
+        let (Some(first), Some(last)) = (a.events.first(), a.events.last()) else {
+            return Err(StoreError::Corrupt("an empty batch".into()));
+        };
+        let key = a.idempotent.as_ref();
+        heads.0.push(a.id);
+        heads.1.push(wide(first.seq.saturating_sub(1), "seq")?);
+        heads.2.push(wide(last.seq, "seq")?);
+        heads.3.push(last.hash.clone());
+        heads.4.push(key.map(|k| i16::from(k.seat)));
+        heads.5.push(key.map(|k| k.key.clone()));
+        heads.6.push(key.map(|k| k.fingerprint.clone()));
+        heads
+            .7
+            .push(key.map(|k| wide(k.version, "version")).transpose()?);
+        heads.8.push(key.map(|k| k.created_at));
+        games.extend(std::iter::repeat_n(a.id, a.events.len()));
+        events.extend(a.events.iter().cloned());
+        for m in &a.outbox {
+            messages.0.push(a.id);
+            messages.1.push(m.topic.clone());
+            messages.2.push(m.payload.clone());
+            messages.3.push(audience(m));
+        }
+    }
+    let c = columns(&events)?;
+    let query = query
+        .bind(heads.0)
+        .bind(heads.1)
+        .bind(heads.2)
+        .bind(heads.3)
+        .bind(heads.4)
+        .bind(heads.5)
+        .bind(heads.6)
+        .bind(heads.7)
+        .bind(heads.8)
+        .bind(games);
+    Ok(c.bind(query)
+        .bind(messages.0)
+        .bind(messages.1)
+        .bind(messages.2)
+        .bind(messages.3))
+}
+
+/// Whether Postgres chose this statement's transaction to break a deadlock (two groups
+/// that lock the same heads in another order, on two instances).
+fn is_deadlock(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db) if db.code().as_deref() == Some("40P01"))
 }
 
 fn conflict_or(error: sqlx::Error) -> StoreError {
@@ -325,6 +436,51 @@ impl LogStore for PostgresStore {
             .await
             .map(|_| ())
             .map_err(conflict_or)
+    }
+
+    async fn append_group(
+        &self,
+        appends: &[Append],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        let distinct = appends
+            .iter()
+            .map(|a| a.id)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            == appends.len();
+        if appends.len() < 2 || !distinct {
+            return one_by_one(self, appends).await;
+        }
+        // Heads are locked in the order of their games, so two groups on two instances
+        // seldom wait for each other in a circle.
+        let mut order: Vec<&Append> = appends.iter().collect();
+        order.sort_by_key(|a| a.id);
+        let moved = bind_group(sqlx::query(APPEND_GROUP), &order)?
+            .fetch_all(&self.pool)
+            .await;
+        let moved: std::collections::HashSet<Uuid> = match moved {
+            Ok(rows) => rows
+                .iter()
+                .map(|row| sqlx::Row::try_get::<Uuid, _>(row, 0))
+                .collect::<Result<_, _>>()?,
+            // Nothing was written: each append is judged on its own instead.
+            Err(error) if is_unique_violation(&error) || is_deadlock(&error) => {
+                return one_by_one(self, appends).await;
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let mut answers = Vec::with_capacity(appends.len());
+        for a in appends {
+            answers.push(if moved.contains(&a.id) {
+                Ok(())
+            } else {
+                // Its head had moved on (another instance's move), or it had none: the
+                // one-append statement says which, exactly as without a group.
+                self.append_with_outbox(a.id, &a.events, a.idempotent.as_ref(), &a.outbox)
+                    .await
+            });
+        }
+        Ok(answers)
     }
 
     async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {

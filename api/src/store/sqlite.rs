@@ -24,7 +24,7 @@ use uuid::Uuid;
 use super::rows::{self, wide};
 use super::{
     is_unique_violation, stored_json, time_text, AccountRecord, AccountStore, AccountTokenRecord,
-    ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    Append, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
     LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
     SignInCodeRecord, StoreError, StoredEvent, VacationRecord, LEADER_LEASE,
 };
@@ -64,6 +64,31 @@ impl SqliteStore {
         MIGRATOR.run(&pool).await.map_err(sqlx::Error::from)?;
         Ok(SqliteStore { pool })
     }
+}
+
+/// Writes one append: its batch, its idempotency key, its outbox messages. Must run in a
+/// `BEGIN_WRITE` transaction; fails with `Conflict` if a position or the key is taken.
+async fn write_append(
+    tx: &mut sqlx::SqliteConnection,
+    id: Uuid,
+    events: &[StoredEvent],
+    idempotent: Option<&IdempotentMove>,
+    outbox: &[OutboxMessage],
+) -> Result<(), StoreError> {
+    write_batch(tx, id, events).await?;
+    if let Some(key) = idempotent {
+        sqlx::query(rows::INSERT_IDEMPOTENCY_KEY)
+            .bind(id.to_string())
+            .bind(i64::from(key.seat))
+            .bind(&key.key)
+            .bind(&key.fingerprint)
+            .bind(wide(key.version, "version")?)
+            .bind(time_text(&key.created_at))
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+    }
+    write_outbox(tx, id, outbox).await
 }
 
 /// Writes a batch and moves the recorded head to its last event. Must run in a `BEGIN_WRITE`
@@ -224,22 +249,39 @@ impl LogStore for SqliteStore {
         outbox: &[OutboxMessage],
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
-        write_batch(&mut tx, id, events).await?;
-        if let Some(key) = idempotent {
-            sqlx::query(rows::INSERT_IDEMPOTENCY_KEY)
-                .bind(id.to_string())
-                .bind(i64::from(key.seat))
-                .bind(&key.key)
-                .bind(&key.fingerprint)
-                .bind(wide(key.version, "version")?)
-                .bind(time_text(&key.created_at))
-                .execute(&mut *tx)
-                .await
-                .map_err(conflict_or)?;
-        }
-        write_outbox(&mut tx, id, outbox).await?;
+        write_append(&mut tx, id, events, idempotent, outbox).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    fn parallel_writers(&self) -> usize {
+        1
+    }
+
+    async fn append_group(
+        &self,
+        appends: &[Append],
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        // One transaction, so one sync of the log to disk, for the whole group; each append
+        // in a savepoint of its own, so one that collides is undone alone.
+        let mut tx = self.pool.begin_with(BEGIN_WRITE).await?;
+        let mut answers = Vec::with_capacity(appends.len());
+        for a in appends {
+            let mut one = sqlx::Acquire::begin(&mut tx).await?;
+            match write_append(&mut one, a.id, &a.events, a.idempotent.as_ref(), &a.outbox).await {
+                Ok(()) => {
+                    one.commit().await?;
+                    answers.push(Ok(()));
+                }
+                Err(StoreError::Conflict) => {
+                    one.rollback().await?;
+                    answers.push(Err(StoreError::Conflict));
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        tx.commit().await?;
+        Ok(answers)
     }
 
     async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
