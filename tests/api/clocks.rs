@@ -570,8 +570,9 @@ async fn a_deadline_that_passed_while_no_server_ran_is_applied_by_the_next_leade
     // A new server on the same database, with its leader's sweeper on: when it takes the
     // lead, it applies the deadline without the test driving it.
     let (second, _service, _running) = instance(&c.url, c.clock.clone(), true).await;
+    // Bounded generously: at the start of the whole suite two cores run every test at once.
     let mut finished = false;
-    for _ in 0..200 {
+    for _ in 0..600 {
         if second.view(&id, None).await["status"] == "finished" {
             finished = true;
             break;
