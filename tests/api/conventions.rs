@@ -309,8 +309,12 @@ impl GameStore for HeldAppend {
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         self.inner.game(id).await
     }
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
-        self.inner.seat_for_token(token_hash).await
+    async fn seat_for_token(
+        &self,
+        game: Uuid,
+        token_hash: &str,
+    ) -> Result<Option<(Uuid, u8)>, StoreError> {
+        self.inner.seat_for_token(game, token_hash).await
     }
     async fn ping(&self) -> Result<(), StoreError> {
         self.inner.ping().await
@@ -400,16 +404,17 @@ impl OutboxStore for HeldAppend {
     ) -> Result<Vec<OutboxItem>, StoreError> {
         self.inner.claim_outbox(topic_prefix, limit, lease).await
     }
-    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
-        self.inner.complete_outbox(id).await
+    async fn complete_outbox(&self, game: Uuid, id: u64) -> Result<(), StoreError> {
+        self.inner.complete_outbox(game, id).await
     }
     async fn retry_outbox(
         &self,
+        game: Uuid,
         id: u64,
         error: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        self.inner.retry_outbox(id, error, at).await
+        self.inner.retry_outbox(game, id, error, at).await
     }
 }
 

@@ -534,11 +534,11 @@ async fn an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_do
     // Finish some, fail one, and forget the rest (a worker that died).
     let (done, rest) = claimed.split_at(6);
     for m in done {
-        app.store.complete_outbox(m.id).await.unwrap();
+        app.store.complete_outbox(m.game, m.id).await.unwrap();
     }
     let failed = &rest[0];
     app.store
-        .retry_outbox(failed.id, "the hook answered 500", Utc::now())
+        .retry_outbox(failed.game, failed.id, "the hook answered 500", Utc::now())
         .await
         .unwrap();
     let again = app
@@ -557,11 +557,15 @@ async fn an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_do
         again[0].last_error.as_deref(),
         Some("the hook answered 500")
     );
-    app.store.complete_outbox(again[0].id).await.unwrap();
+    app.store
+        .complete_outbox(again[0].game, again[0].id)
+        .await
+        .unwrap();
     // A retry due later waits until then.
     let later = &rest[1];
     app.store
         .retry_outbox(
+            later.game,
             later.id,
             "later",
             Utc::now() + chrono::Duration::seconds(600),
@@ -585,9 +589,9 @@ async fn an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_do
     );
     assert!(back.iter().all(|m| m.attempts == 2));
     for m in &back {
-        app.store.complete_outbox(m.id).await.unwrap();
+        app.store.complete_outbox(m.game, m.id).await.unwrap();
         // Completing twice is harmless.
-        app.store.complete_outbox(m.id).await.unwrap();
+        app.store.complete_outbox(m.game, m.id).await.unwrap();
     }
     tokio::time::sleep(lease + Duration::from_millis(300)).await;
     let none = app

@@ -43,7 +43,7 @@ impl Parlour {
         let found = match cached {
             Some(found) => Some(found),
             None => {
-                let found = self.store.seat_for_token(&hash).await?;
+                let found = self.store.seat_for_token(game, &hash).await?;
                 if let Some(found) = found {
                     self.remember_token(hash, found);
                 }

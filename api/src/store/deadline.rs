@@ -186,8 +186,13 @@ impl<S: EventStore> GameStore for Deadline<S> {
         self.run(false, self.inner.game(id)).await
     }
 
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
-        self.run(false, self.inner.seat_for_token(token_hash)).await
+    async fn seat_for_token(
+        &self,
+        game: Uuid,
+        token_hash: &str,
+    ) -> Result<Option<(Uuid, u8)>, StoreError> {
+        self.run(false, self.inner.seat_for_token(game, token_hash))
+            .await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -314,17 +319,19 @@ impl<S: EventStore> OutboxStore for Deadline<S> {
             .await
     }
 
-    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
-        self.run(true, self.inner.complete_outbox(id)).await
+    async fn complete_outbox(&self, game: Uuid, id: u64) -> Result<(), StoreError> {
+        self.run(true, self.inner.complete_outbox(game, id)).await
     }
 
     async fn retry_outbox(
         &self,
+        game: Uuid,
         id: u64,
         error: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        self.run(true, self.inner.retry_outbox(id, error, at)).await
+        self.run(true, self.inner.retry_outbox(game, id, error, at))
+            .await
     }
 }
 

@@ -36,8 +36,8 @@ pub trait HousekeepingStore: Send + Sync {
     async fn purge(&self, cutoffs: &Cutoffs, limit: u64) -> Result<Purged, StoreError>;
 }
 
-const PURGE_OUTBOX: &str = "DELETE FROM outbox WHERE id IN \
-     (SELECT id FROM outbox WHERE done_at < $1 LIMIT $2)";
+const PURGE_OUTBOX: &str = "DELETE FROM outbox WHERE (game_id, id) IN \
+     (SELECT game_id, id FROM outbox WHERE done_at < $1 LIMIT $2)";
 const PURGE_KEYS: &str = "DELETE FROM idempotency_keys WHERE (game_id, seat, key) IN \
      (SELECT game_id, seat, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
 const PURGE_MESSAGES: &str = "DELETE FROM webhook_messages WHERE id IN \

@@ -276,8 +276,13 @@ pub trait GameStore: Send + Sync {
     /// The game's creation record.
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
 
-    /// The game and seat a token hash belongs to.
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError>;
+    /// The game and seat a token hash belongs to, looked for first among the seats of `game`
+    /// (the game the request names), then in any game.
+    async fn seat_for_token(
+        &self,
+        game: Uuid,
+        token_hash: &str,
+    ) -> Result<Option<(Uuid, u8)>, StoreError>;
 
     /// Whether the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
@@ -430,12 +435,19 @@ pub trait OutboxStore: Send + Sync {
         lease: Duration,
     ) -> Result<Vec<OutboxItem>, StoreError>;
 
-    /// Marks a message done; it is never claimed again. Completing it twice is harmless.
-    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError>;
+    /// Marks game `game`'s message `id` done; it is never claimed again. Completing it twice
+    /// is harmless. (A message is named by its game and id: the outbox's key leads with the
+    /// game, as every key of a game's rows does; docs/distribution.md.)
+    async fn complete_outbox(&self, game: Uuid, id: u64) -> Result<(), StoreError>;
 
     /// Records why a message failed and makes it due again at `at`.
-    async fn retry_outbox(&self, id: u64, error: &str, at: DateTime<Utc>)
-        -> Result<(), StoreError>;
+    async fn retry_outbox(
+        &self,
+        game: Uuid,
+        id: u64,
+        error: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 }
 
 /// Work that must be done once across every instance on one database (a clock sweep).

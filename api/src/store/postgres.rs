@@ -381,11 +381,22 @@ impl GameStore for PostgresStore {
         row.as_ref().map(rows::game_from_row).transpose()
     }
 
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
-        let row = sqlx::query(rows::SEAT_FOR_TOKEN)
+    async fn seat_for_token(
+        &self,
+        game: Uuid,
+        token_hash: &str,
+    ) -> Result<Option<(Uuid, u8)>, StoreError> {
+        let mut row = sqlx::query(rows::SEAT_FOR_TOKEN)
+            .bind(game)
             .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
+        if row.is_none() {
+            row = sqlx::query(rows::GAME_FOR_TOKEN)
+                .bind(token_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+        }
         row.as_ref().map(rows::seat_from_row).transpose()
     }
 
@@ -639,7 +650,7 @@ impl OutboxStore for PostgresStore {
         // SKIP LOCKED, so concurrent claimers take different messages instead of waiting.
         let sql = format!(
             "UPDATE outbox SET available_at = now() + make_interval(secs => $3), attempts = attempts + 1 \
-             WHERE id IN (SELECT id FROM outbox WHERE {} AND available_at <= now() \
+             WHERE (game_id, id) IN (SELECT game_id, id FROM outbox WHERE {} AND available_at <= now() \
                           ORDER BY available_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) {}",
             rows::OUTBOX_DUE_TOPIC,
             rows::OUTBOX_RETURNING
@@ -658,8 +669,9 @@ impl OutboxStore for PostgresStore {
         Ok(items)
     }
 
-    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
+    async fn complete_outbox(&self, game: Uuid, id: u64) -> Result<(), StoreError> {
         sqlx::query(rows::COMPLETE_OUTBOX)
+            .bind(game)
             .bind(wide(id, "outbox id")?)
             .bind(super::now())
             .execute(&self.pool)
@@ -669,11 +681,13 @@ impl OutboxStore for PostgresStore {
 
     async fn retry_outbox(
         &self,
+        game: Uuid,
         id: u64,
         error: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         sqlx::query(rows::RETRY_OUTBOX)
+            .bind(game)
             .bind(wide(id, "outbox id")?)
             .bind(at)
             .bind(error)

@@ -32,8 +32,14 @@ pub const EVENTS: &str = "SELECT seq, type, actor, data, command, at, sealed, pr
 /// Where the store recorded the end of game `$1`'s log.
 pub const HEAD: &str = "SELECT version, head_hash FROM game_heads WHERE game_id = $1";
 
-/// The seat a token hash (`$1`) belongs to.
-pub const SEAT_FOR_TOKEN: &str = "SELECT game_id, seat FROM seats WHERE token_hash = $1";
+/// The seat of game `$1` that a token hash (`$2`) belongs to: a lookup that leads with the
+/// game, as every key of a game's rows does (docs/distribution.md).
+pub const SEAT_FOR_TOKEN: &str =
+    "SELECT game_id, seat FROM seats WHERE game_id = $1 AND token_hash = $2";
+
+/// The game and seat a token hash (`$1`) belongs to, in whichever game: asked only when the
+/// game's own lookup found nothing, to tell a token of another game from no token at all.
+pub const GAME_FOR_TOKEN: &str = "SELECT game_id, seat FROM seats WHERE token_hash = $1 LIMIT 1";
 
 /// The first answer to seat `$2`'s idempotency key `$3` in game `$1`.
 pub const IDEMPOTENT_MOVE: &str =
@@ -56,13 +62,13 @@ pub const ADVANCE_HEAD: &str = "INSERT INTO game_heads (game_id, version, head_h
      ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, head_hash = excluded.head_hash \
      WHERE game_heads.version < excluded.version";
 
-/// Marks outbox message `$1` done at `$2`.
+/// Marks game `$1`'s outbox message `$2` done at `$3`.
 pub const COMPLETE_OUTBOX: &str =
-    "UPDATE outbox SET done_at = $2 WHERE id = $1 AND done_at IS NULL";
+    "UPDATE outbox SET done_at = $3 WHERE game_id = $1 AND id = $2 AND done_at IS NULL";
 
-/// Makes outbox message `$1` due again at `$2`, recording the error `$3`.
-pub const RETRY_OUTBOX: &str =
-    "UPDATE outbox SET available_at = $2, last_error = $3 WHERE id = $1 AND done_at IS NULL";
+/// Makes game `$1`'s outbox message `$2` due again at `$3`, recording the error `$4`.
+pub const RETRY_OUTBOX: &str = "UPDATE outbox SET available_at = $3, last_error = $4 \
+     WHERE game_id = $1 AND id = $2 AND done_at IS NULL";
 
 /// What a claim gives back of each message it claimed.
 pub const OUTBOX_RETURNING: &str =

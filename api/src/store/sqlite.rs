@@ -210,11 +210,22 @@ impl GameStore for SqliteStore {
         row.as_ref().map(rows::game_from_row).transpose()
     }
 
-    async fn seat_for_token(&self, token_hash: &str) -> Result<Option<(Uuid, u8)>, StoreError> {
-        let row = sqlx::query(rows::SEAT_FOR_TOKEN)
+    async fn seat_for_token(
+        &self,
+        game: Uuid,
+        token_hash: &str,
+    ) -> Result<Option<(Uuid, u8)>, StoreError> {
+        let mut row = sqlx::query(rows::SEAT_FOR_TOKEN)
+            .bind(game.to_string())
             .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
+        if row.is_none() {
+            row = sqlx::query(rows::GAME_FOR_TOKEN)
+                .bind(token_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+        }
         row.as_ref().map(rows::seat_from_row).transpose()
     }
 
@@ -410,8 +421,9 @@ impl OutboxStore for SqliteStore {
         Ok(items)
     }
 
-    async fn complete_outbox(&self, id: u64) -> Result<(), StoreError> {
+    async fn complete_outbox(&self, game: Uuid, id: u64) -> Result<(), StoreError> {
         sqlx::query(rows::COMPLETE_OUTBOX)
+            .bind(game.to_string())
             .bind(wide(id, "outbox id")?)
             .bind(time_text(&super::now()))
             .execute(&self.pool)
@@ -421,11 +433,13 @@ impl OutboxStore for SqliteStore {
 
     async fn retry_outbox(
         &self,
+        game: Uuid,
         id: u64,
         error: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         sqlx::query(rows::RETRY_OUTBOX)
+            .bind(game.to_string())
             .bind(wide(id, "outbox id")?)
             .bind(time_text(&at))
             .bind(error)

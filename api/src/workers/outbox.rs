@@ -140,13 +140,13 @@ async fn work(
         return;
     };
     let result = match handler.handle(&item).await {
-        Ok(()) => store.complete_outbox(item.id).await,
+        Ok(()) => store.complete_outbox(item.game, item.id).await,
         Err(reason) => {
             let delay = settings.backoff(item.attempts.saturating_add(1));
             tracing::info!(id = item.id, topic = %item.topic, %reason, ?delay, "outbox work failed; will retry");
             let at = crate::store::now()
                 + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::MAX);
-            store.retry_outbox(item.id, &reason, at).await
+            store.retry_outbox(item.game, item.id, &reason, at).await
         }
     };
     if let Err(error) = result {
