@@ -23,7 +23,8 @@ pub(super) struct Slot {
 pub(super) enum Freshness {
     /// Ask the store where the log ends, and apply whatever another instance appended.
     AtHead,
-    /// Use the table as cached (a move: a stale table shows itself by colliding or refusing).
+    /// Use the table as cached, caught up only with the commits the bus has already told of
+    /// (a move: a table stale beyond that shows itself by colliding or refusing).
     Cached,
 }
 
@@ -99,7 +100,12 @@ impl Parlour {
                 }
             },
             Some(mut loaded) => {
-                if freshness == Freshness::AtHead {
+                // The bus wakes the slot with the version each commit reached, through this
+                // instance or another: a table known to be behind catches up before it is used,
+                // which costs a move on a table another instance moved one read instead of a
+                // collision, a refusal and a retry.
+                let told_behind = *slot.changes.borrow() > loaded.version;
+                if freshness == Freshness::AtHead || told_behind {
                     // While the store cannot be asked, the table stays as it was (it is right
                     // as of its version); only one that fails part-way through catching up is
                     // dropped, to be folded afresh from the log next time.
@@ -136,11 +142,19 @@ impl Parlour {
 
     /// Runs `f` on the game's in-memory table, loading it first if need be.
     pub(super) async fn with_game<T>(&self, id: Uuid, f: impl FnOnce(&Loaded) -> T) -> Result<T> {
+        self.with_game_at(id, Freshness::AtHead, f).await
+    }
+
+    /// As [`Parlour::with_game`], with the table as fresh as `freshness` says.
+    pub(super) async fn with_game_at<T>(
+        &self,
+        id: Uuid,
+        freshness: Freshness,
+        f: impl FnOnce(&Loaded) -> T,
+    ) -> Result<T> {
         let slot = self.slot(id);
         let mut guard = slot.game.lock().await;
-        let loaded = self
-            .ensure_loaded(id, &slot, &mut guard, Freshness::AtHead)
-            .await?;
+        let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
         Ok(f(loaded))
     }
 

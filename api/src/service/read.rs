@@ -12,7 +12,8 @@ impl Parlour {
     }
 
     /// Waits until the game moves past `known` (or `wait` passes), then shows it to `caller`.
-    /// Returns `None` when nothing changed in time.
+    /// Returns `None` when nothing changed in time. The first look asks the store where the log
+    /// ends, since `known` may be any version a client once saw.
     pub async fn view_when_changed(
         &self,
         id: Uuid,
@@ -20,16 +21,38 @@ impl Parlour {
         known: u64,
         wait: Duration,
     ) -> Result<Option<GameView>> {
+        self.next_view(id, caller, known, wait, Freshness::AtHead)
+            .await
+    }
+
+    /// As [`Parlour::view_when_changed`], with the first look as fresh as `first` says.
+    async fn next_view(
+        &self,
+        id: Uuid,
+        caller: Caller,
+        known: u64,
+        wait: Duration,
+        first: Freshness,
+    ) -> Result<Option<GameView>> {
         let deadline = tokio::time::Instant::now() + wait;
         // Subscribed before looking, so a commit between the look and the wait still wakes it.
         let mut changes = self.slot(id).changes.subscribe();
+        let mut freshness = first;
         loop {
-            // Each look catches up with the log; the bus (`bus.rs`) wakes the wait for every
-            // commit to this game, made through this instance or any other.
-            let current = self.with_game(id, |loaded| loaded.version).await?;
-            if current != known {
-                return self.view(id, caller).await.map(Some);
+            let view = self
+                .with_game_at(id, freshness, |loaded| {
+                    (loaded.version != known)
+                        .then(|| game_view(loaded, &loaded.sitting, loaded.version, caller))
+                })
+                .await?;
+            if let Some(view) = view {
+                return Ok(Some(view));
             }
+            // The bus (`bus.rs`) wakes the wait for every commit to this game, made through
+            // this instance or any other, and says how far the log reached: from now on the
+            // table need only catch up with what it was told, not ask the store. With ten
+            // streams on a game, that is ten fewer queries for each move.
+            freshness = Freshness::Cached;
             let now = tokio::time::Instant::now();
             if now >= deadline {
                 return Ok(None);
@@ -60,8 +83,10 @@ impl Parlour {
                     Some(update) => update,
                     None => {
                         let known = known?;
+                        // The last view came from the log's end and the bus tells of every
+                        // commit since, so the table need only keep up with what it was told.
                         match service
-                            .view_when_changed(id, caller, known, heartbeat)
+                            .next_view(id, caller, known, heartbeat, Freshness::Cached)
                             .await
                         {
                             Ok(Some(view)) => Update::View(Box::new(view)),
