@@ -17,34 +17,11 @@ loadgen=${LOADGEN:-target/release/examples/loadgen}
 seconds=${SECONDS_PER_ROW:-15}
 game=${BENCH_GAME:-girl 4}
 port=18091
-psql_=(psql -h 127.0.0.1 -U postgres -qX)
-
-# CPU seconds (user + system) used by every process whose name starts with $1, the children it
-# has reaped included (so Postgres backends that exited during the row still count).
-cpu() {
-    python3 - "$1" <<'EOF'
-import os, sys
-total = 0
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        stat = open(f"/proc/{pid}/stat").read()
-    except OSError:
-        continue
-    name = stat[stat.index("(") + 1:stat.rindex(")")]
-    fields = stat[stat.rindex(")") + 2:].split()
-    if name.startswith(sys.argv[1]):
-        total += sum(int(x) for x in fields[11:15])
-print(f"{total / os.sysconf('SC_CLK_TCK'):.1f}")
-EOF
-}
-
-fresh_pg() {
-    "${psql_[@]}" -c "DROP DATABASE IF EXISTS parlour_bench" >/dev/null
-    "${psql_[@]}" -c "CREATE DATABASE parlour_bench" >/dev/null
-}
+# shellcheck source=tools/bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
 
 echo "== pgbench: one event-sized row per transaction, 16 clients, ${seconds} s"
-fresh_pg
+fresh_pg >/dev/null
 "${psql_[@]}" -d parlour_bench -c "CREATE TABLE bench_events (game_id uuid, seq bigint, type text, data text, at timestamptz, prev_hash text, hash text, PRIMARY KEY (game_id, seq))" >/dev/null
 script=$(mktemp)
 data=$(printf '{"card":"%s","trick":3,"seat":1,"led":"hearts","note":"%0200d"}' abcdefgh 0)
@@ -64,8 +41,7 @@ for backend in pg sqlite; do
     for group in ${BENCH_GROUPS:-1 64}; do
         for games in ${BENCH_GAMES:-16 64}; do
             if [ "$backend" = pg ]; then
-                fresh_pg
-                url=postgres://postgres@127.0.0.1:5432/parlour_bench?sslmode=disable
+                url=$(fresh_pg)
             else
                 dir=$(mktemp -d)
                 url=sqlite://$dir/parlour.db
@@ -79,7 +55,7 @@ for backend in pg sqlite; do
             # shellcheck disable=SC2086  # the game is two words on purpose
             { time "$loadgen" http://127.0.0.1:$port $game "$games" "$seconds" >/tmp/bench-row.$$ 2>&1; } 2>/tmp/bench-time.$$
             pg_after=$(cpu postgres)
-            server_cpu=$(python3 -c "import os; f=open('/proc/$server/stat').read().rsplit(')',1)[1].split(); print(f'{(int(f[11])+int(f[12]))/os.sysconf(\"SC_CLK_TCK\"):.1f}')")
+            server_cpu=$(cpu_of "$server")
             groups=$(curl -s http://127.0.0.1:$port/metrics | awk '/^parlour_commit_groups_total /{g=$2} /^parlour_commit_group_appends_total /{a=$2} END{if (g>0) printf "%.1f", a/g; else print "-"}')
             kill "$server"
             wait "$server" 2>/dev/null

@@ -9,6 +9,11 @@
 //! - `hooked`: as `hosted`, and each table's host has an endpoint on a receiver this program
 //!   runs on 127.0.0.1 (the server must be started with `PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1`),
 //!   so every move also writes a fan-out row, fans it out and is delivered.
+//!
+//! The server may be several, separated by commas (instances on one database, as behind a load
+//! balancer): each game task sends its requests to them in turn, so most requests reach an
+//! instance that did not serve the one before (the hardest case for a cache), or with
+//! `LOADGEN_SPREAD=game` sends every request of one game to one instance (sticky sessions).
 
 // Issue 9 lints: tools fail by panicking, so unwrap/expect in their helpers is the point, and
 // their casts are over small counts and test sizes where truncation cannot matter.
@@ -167,7 +172,8 @@ async fn new_game(
 #[allow(clippy::too_many_arguments)]
 async fn play(
     client: Client,
-    base: String,
+    bases: Vec<String>,
+    sticky: bool,
     game: String,
     players: usize,
     mode: Mode,
@@ -177,14 +183,25 @@ async fn play(
 ) -> Result<Tally, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut tally = Tally::default();
+    // Which instance the next request goes to.
+    let mut turn = seed as usize;
+    let mut next_base = || {
+        if !sticky {
+            turn += 1;
+        }
+        bases[turn % bases.len()].clone()
+    };
+    let base = next_base();
     let accounts = match mode {
         Mode::Seats => Vec::new(),
         Mode::Hosted | Mode::Hooked => accounts(&client, &base, players, hook.as_deref()).await?,
     };
     while Instant::now() < until {
+        let base = next_base();
         let (id, tokens) = new_game(&client, &base, &game, players, &accounts).await?;
         // The view of the seat that moved last; refreshed only when another seat must move.
         let mut viewer = 0usize;
+        let base = next_base();
         let mut view = get_json(&client, format!("{base}/v1/games/{id}"), &tokens[viewer]).await?;
         while view["status"] != "finished" && Instant::now() < until {
             let to_act: Vec<usize> = view["to_act"]
@@ -196,6 +213,7 @@ async fn play(
             let seat = to_act[(rng.next_u64() % to_act.len() as u64) as usize];
             if seat != viewer {
                 viewer = seat;
+                let base = next_base();
                 view = get_json(&client, format!("{base}/v1/games/{id}"), &tokens[viewer]).await?;
                 tally.reads += 1;
             }
@@ -208,6 +226,7 @@ async fn play(
                 &mut rng,
             );
             let started = Instant::now();
+            let base = next_base();
             let res = client
                 .post(format!("{base}/v1/games/{id}/actions"))
                 .bearer_auth(&tokens[seat])
@@ -278,10 +297,13 @@ async fn receiver(count: Arc<AtomicU64>) -> Result<String, String> {
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
-    let base = args
+    let bases: Vec<String> = args
         .get(1)
-        .cloned()
-        .unwrap_or_else(|| "http://127.0.0.1:8080".into());
+        .map_or("http://127.0.0.1:8080", String::as_str)
+        .split(',')
+        .map(String::from)
+        .collect();
+    let sticky = std::env::var("LOADGEN_SPREAD").is_ok_and(|v| v == "game");
     let game = args.get(2).cloned().unwrap_or_else(|| "girl".into());
     let players: usize = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(2);
     let concurrency: usize = args.get(4).and_then(|v| v.parse().ok()).unwrap_or(64);
@@ -307,7 +329,8 @@ async fn main() -> Result<(), String> {
         .map(|i| {
             tokio::spawn(play(
                 client.clone(),
-                base.clone(),
+                bases.clone(),
+                sticky,
                 game.clone(),
                 players,
                 mode,
