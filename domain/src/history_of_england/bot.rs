@@ -511,6 +511,7 @@ struct Playout;
 
 impl Playouts for Playout {
     type G = HistoryOfEngland;
+    type Memo = ();
 
     // About a fifth of a second of playouts at the moves' usual cost in a release build.
     const MOVE_CAP: usize = 100_000;
@@ -518,7 +519,7 @@ impl Playouts for Playout {
     /// Playouts ask as the game's own default does (the card of the set nearest complete),
     /// but of a player drawn at random while the hands are hidden, since nobody in a playout
     /// knows where the card is.
-    fn playout_move(state: &State, seat: Seat, rng: &mut Rng) -> Option<Action> {
+    fn playout_move(state: &State, _memo: &(), seat: Seat, rng: &mut Rng) -> Option<Action> {
         let mut action = state.default_move(seat.0);
         if !state.exposed() {
             if let Action::Ask { seat: asked, .. } = &mut action {
