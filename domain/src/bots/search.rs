@@ -41,6 +41,10 @@ pub(crate) trait Playouts {
         rng: &mut Rng,
     ) -> Option<<Self::G as Game>::Action>;
 
+    /// The most moves a playout plays before it is scored as it stands (`reward` then judges
+    /// an unfinished game): by default the whole game.
+    const PLAYOUT_MOVES: usize = PLAYOUT_LIMIT;
+
     /// Notes a playout's `event` in `memo`.
     fn remember(_memo: &mut Self::Memo, _event: &<Self::G as Game>::Event) {}
 
@@ -188,7 +192,7 @@ fn playout<S: Playouts>(
         S::remember(&mut memo, event);
         state = <S::G as Game>::evolve(state, event);
     }
-    for _ in 0..PLAYOUT_LIMIT {
+    for _ in 0..S::PLAYOUT_MOVES.min(PLAYOUT_LIMIT) {
         played += 1;
         if <S::G as Game>::outcome(&state).is_some() {
             break;
