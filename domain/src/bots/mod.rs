@@ -106,8 +106,8 @@ impl Budget {
                 playouts: 64,
             },
             "history-of-england" => Budget {
-                determinizations: 6,
-                playouts: 24,
+                determinizations: 16,
+                playouts: 48,
             },
             "british-birds" => Budget {
                 determinizations: 24,

@@ -28,12 +28,25 @@ pub(crate) trait Playouts {
     /// The game.
     type G: Game<Action: PartialEq>;
 
+    /// What the playout policy remembers through one playout: the public record a policy
+    /// that plays as `steady` does needs (where cards were seen to go, who said "not held"),
+    /// kept up as the playout's events happen. `()` for a policy that reads the state alone.
+    type Memo: Clone + Default;
+
     /// A quick move for `seat` in a sampled state, during a playout.
     fn playout_move(
         state: &<Self::G as Game>::State,
+        memo: &Self::Memo,
         seat: Seat,
         rng: &mut Rng,
     ) -> Option<<Self::G as Game>::Action>;
+
+    /// The most moves a playout plays before it is scored as it stands (`reward` then judges
+    /// an unfinished game): by default the whole game.
+    const PLAYOUT_MOVES: usize = PLAYOUT_LIMIT;
+
+    /// Notes a playout's `event` in `memo`.
+    fn remember(_memo: &mut Self::Memo, _event: &<Self::G as Game>::Event) {}
 
     /// What the finished (or abandoned) `state` is worth to `seat`, from 0 (lost) to 1 (won).
     fn reward(state: &<Self::G as Game>::State, seat: Seat) -> f64;
@@ -61,6 +74,24 @@ pub(crate) fn search<S: Playouts>(
     budget: Budget,
     rng: &mut Rng,
 ) -> Option<<S::G as Game>::Action> {
+    search_remembering::<S>(
+        |rng| determinize(rng).map(|state| (state, S::Memo::default())),
+        candidates,
+        seat,
+        budget,
+        rng,
+    )
+}
+
+/// [`search`], each sample dealt with the memo its playouts start from (what the table has
+/// shown everyone so far, for a playout policy that remembers it).
+pub(crate) fn search_remembering<S: Playouts>(
+    mut determinize: impl FnMut(&mut Rng) -> Option<(<S::G as Game>::State, S::Memo)>,
+    candidates: &[<S::G as Game>::Action],
+    seat: Seat,
+    budget: Budget,
+    rng: &mut Rng,
+) -> Option<<S::G as Game>::Action> {
     // A move listed twice would be searched twice and split its votes.
     let mut distinct: Vec<<S::G as Game>::Action> = Vec::with_capacity(candidates.len());
     for candidate in candidates {
@@ -73,7 +104,7 @@ pub(crate) fn search<S: Playouts>(
 }
 
 fn chosen<S: Playouts>(
-    determinize: &mut impl FnMut(&mut Rng) -> Option<<S::G as Game>::State>,
+    determinize: &mut impl FnMut(&mut Rng) -> Option<(<S::G as Game>::State, S::Memo)>,
     candidates: &[<S::G as Game>::Action],
     seat: Seat,
     budget: Budget,
@@ -93,7 +124,7 @@ fn chosen<S: Playouts>(
         if moves >= S::MOVE_CAP {
             break;
         }
-        let Some(state) = determinize(rng) else {
+        let Some((state, memo)) = determinize(rng) else {
             continue;
         };
         sampled += 1;
@@ -109,7 +140,8 @@ fn chosen<S: Playouts>(
             let luck = rng.next_u64();
             for (arm, candidate) in candidates.iter().enumerate() {
                 let mut playout_rng = Rng::seed_from_u64(luck);
-                let (value, played) = playout::<S>(&state, seat, candidate, &mut playout_rng);
+                let (value, played) =
+                    playout::<S>(&state, &memo, seat, candidate, &mut playout_rng);
                 sum[arm] += value;
                 moves += played;
             }
@@ -139,6 +171,7 @@ fn chosen<S: Playouts>(
 /// refuses scores nothing.
 fn playout<S: Playouts>(
     state: &<S::G as Game>::State,
+    memo: &S::Memo,
     seat: Seat,
     first: &<S::G as Game>::Action,
     rng: &mut Rng,
@@ -152,12 +185,14 @@ fn playout<S: Playouts>(
         return (0.0, 1);
     };
     let mut state = state.clone();
+    let mut memo = memo.clone();
     let mut played = 1;
     for event in &events {
         seq += 1;
+        S::remember(&mut memo, event);
         state = <S::G as Game>::evolve(state, event);
     }
-    for _ in 0..PLAYOUT_LIMIT {
+    for _ in 0..S::PLAYOUT_MOVES.min(PLAYOUT_LIMIT) {
         played += 1;
         if <S::G as Game>::outcome(&state).is_some() {
             break;
@@ -167,7 +202,7 @@ fn playout<S: Playouts>(
             break;
         }
         let mover = to_act[below(rng, to_act.len())];
-        let Some(action) = S::playout_move(&state, mover, rng) else {
+        let Some(action) = S::playout_move(&state, &memo, mover, rng) else {
             break;
         };
         let Ok(events) =
@@ -180,6 +215,7 @@ fn playout<S: Playouts>(
         }
         for event in &events {
             seq += 1;
+            S::remember(&mut memo, event);
             state = <S::G as Game>::evolve(state, event);
         }
     }

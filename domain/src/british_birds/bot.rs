@@ -17,10 +17,11 @@ use serde_json::Value;
 
 use super::cards::{Hand, BIRD_CARDS, CARDS, MAX_PLAYERS, ROW, SETS};
 use super::{
-    best_pick_up, usefulness, Action, BirdSet, BritishBirds, Card, OwlPreference, Phase, State,
+    best_pick_up, usefulness, Action, BirdSet, BritishBirds, Card, Event, OwlPreference, Phase,
+    State,
 };
-use crate::bots::search::{search, share_of_first, Playouts};
-use crate::bots::{below, kind, seat_at, shuffle, uniform, unit, Level, LevelBot, Rng, Seen};
+use crate::bots::search::{search_remembering, share_of_first, Playouts};
+use crate::bots::{below, kind, seat_at, shuffle, uniform, Level, LevelBot, Rng, Seen};
 use crate::game::{Game, Seat};
 
 /// The move of `bot` for the seat that saw `seen`.
@@ -39,10 +40,12 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
     if bot.level == Level::Steady {
         return serde_json::to_value(&steady).ok();
     }
-    let sample = |rng: &mut Rng| table.determinize(rng);
+    let record = table.record();
+    let sample = |rng: &mut Rng| table.determinize(rng).map(|state| (state, record.clone()));
     let budget = bot.budget_for(seen.game());
-    let chosen = search::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
-        .unwrap_or(steady);
+    let chosen =
+        search_remembering::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
+            .unwrap_or(steady);
     serde_json::to_value(&chosen).ok()
 }
 
@@ -83,6 +86,8 @@ struct Observed {
     lacks: Vec<u64>,
     /// The sets each seat has asked for a card of: it holds one of each (rule 2b).
     interests: Vec<u8>,
+    /// The cards everyone saw go into a hand (picked up, handed over, kept with an Owl).
+    shown: u64,
 }
 
 fn card(value: &Value) -> Option<Card> {
@@ -168,6 +173,7 @@ impl Observed {
             places: [Place::Unseen; CARDS],
             lacks: vec![0; players],
             interests: vec![0; players],
+            shown: 0,
         };
         for event in seen.log() {
             observed.follow(event);
@@ -181,6 +187,31 @@ impl Observed {
         }
     }
 
+    /// Puts `card` in `seat`'s hand, in sight of everyone.
+    fn show(&mut self, card: Option<Card>, seat: Seat) {
+        if let Some(card) = card {
+            self.shown |= card.bit();
+        }
+        self.put(card, Place::Hand(seat));
+    }
+
+    /// What everyone at the table knows (the start of a playout's [`Record`]): the cards seen
+    /// going into a hand, this seat's own dealt cards not among them, and every "not held".
+    fn record(&self) -> Record {
+        let mut record = Record::default();
+        for card in Card::all() {
+            if let Place::Hand(seat) = self.places[usize::from(card.0)] {
+                if seat != self.me || self.shown & card.bit() != 0 {
+                    record.held[usize::from(card.0)] = Some(seat);
+                }
+            }
+        }
+        for (slot, lacks) in record.lacks.iter_mut().zip(&self.lacks) {
+            *slot = *lacks;
+        }
+        record
+    }
+
     /// Moves the cards `event` shows to where it put them.
     fn follow(&mut self, event: &Value) {
         let seat = seat_at(event, "seat");
@@ -189,6 +220,7 @@ impl Observed {
                 self.places = [Place::Unseen; CARDS];
                 self.lacks = vec![0; self.players];
                 self.interests = vec![0; self.players];
+                self.shown = 0;
                 self.first = seat_at(event, "first").unwrap_or(Seat(0));
                 for value in event
                     .get("hand")
@@ -209,7 +241,7 @@ impl Observed {
             }
             "pick_up" => {
                 if let Some(seat) = seat {
-                    self.put(event.get("card").and_then(card), Place::Hand(seat));
+                    self.show(event.get("card").and_then(card), seat);
                 }
                 self.put(event.get("replacement").and_then(card), Place::Table);
             }
@@ -224,13 +256,13 @@ impl Observed {
             }
             "hand_over" => {
                 if let Some(to) = seat_at(event, "to") {
-                    self.put(event.get("card").and_then(card), Place::Hand(to));
+                    self.show(event.get("card").and_then(card), to);
                 }
             }
             "owl" => {
                 if let Some(seat) = seat {
                     self.put(event.get("owl").and_then(card), Place::Table);
-                    self.put(event.get("card").and_then(card), Place::Hand(seat));
+                    self.show(event.get("card").and_then(card), seat);
                 }
             }
             "not_held" => {
@@ -531,40 +563,146 @@ fn playout_answer(state: &State, seat: Seat, asker: Seat, card: Card) -> Action 
     }
 }
 
+/// What every player of a playout knows, as `steady` remembers it: where each card was seen
+/// going (picked up, handed over, kept with an Owl) and which cards each player said it had
+/// not got. Every move of the game is public, so this record is exact as far as it goes.
+#[derive(Clone)]
+struct Record {
+    held: [Option<Seat>; CARDS],
+    lacks: [u64; MAX_PLAYERS],
+}
+
+impl Default for Record {
+    fn default() -> Record {
+        Record {
+            held: [None; CARDS],
+            lacks: [0; MAX_PLAYERS],
+        }
+    }
+}
+
+impl Record {
+    /// A playout's turn for `seat`, as `steady` plays it with what the record shows and its
+    /// own hand: an ask for a card seen going into a hand, for the set it holds most of; else
+    /// an ask of even odds or better for a set of three or more; else the most useful pick-up;
+    /// else the first ask.
+    fn turn(&self, state: &State, seat: Seat) -> Option<Action> {
+        let players = state.seats();
+        let hand = state.hands[seat.index()];
+        // Each hand's cards the record does not place: where an unplaced card may be.
+        let mut room = [0usize; MAX_PLAYERS];
+        for s in Seat::all(players) {
+            let placed = self.held.iter().filter(|h| **h == Some(s)).count();
+            room[s.index()] = state.hands[s.index()].len().saturating_sub(placed);
+        }
+        let pack = CARDS.saturating_sub(usize::from(state.pack_next));
+        let mut first: Option<(u32, f64, Action)> = None;
+        let mut sure: Option<(u32, Action)> = None;
+        let mut hopeful: Option<(u32, f64, Action)> = None;
+        for set in BirdSet::all().filter(|s| hand.holds_any_of(*s)) {
+            let mine = (hand.0 & set.mask()).count_ones();
+            for card in set.cards() {
+                if hand.holds(card) || state.row.contains(&Some(card)) {
+                    continue;
+                }
+                let (chance, asked) = match self.held[usize::from(card.0)] {
+                    Some(holder) if holder != seat => (1.0, holder),
+                    _ => {
+                        let open = |s: &Seat| *s != seat && self.lacks[s.index()] & card.bit() == 0;
+                        let total: usize = Seat::all(players)
+                            .filter(open)
+                            .map(|s| room[s.index()])
+                            .sum::<usize>()
+                            + pack;
+                        let Some(best) = Seat::all(players)
+                            .filter(open)
+                            .max_by_key(|s| (room[s.index()], std::cmp::Reverse(*s)))
+                        else {
+                            continue;
+                        };
+                        // Small counts.
+                        #[allow(clippy::cast_precision_loss)]
+                        let chance = room[best.index()] as f64 / total.max(1) as f64;
+                        (chance, best)
+                    }
+                };
+                let ask = Action::Ask { seat: asked, card };
+                if chance >= 1.0 && sure.as_ref().is_none_or(|(m, _)| mine > *m) {
+                    sure = Some((mine, ask.clone()));
+                }
+                if mine >= 3
+                    && chance >= 0.5
+                    && hopeful
+                        .as_ref()
+                        .is_none_or(|(m, c, _)| (mine, chance) > (*m, *c))
+                {
+                    hopeful = Some((mine, chance, ask.clone()));
+                }
+                if first
+                    .as_ref()
+                    .is_none_or(|(m, c, _)| (mine, chance) > (*m, *c))
+                {
+                    first = Some((mine, chance, ask));
+                }
+            }
+        }
+        if let Some((_, ask)) = sure {
+            return Some(ask);
+        }
+        if let Some((_, _, ask)) = hopeful {
+            return Some(ask);
+        }
+        if let Some(card) = best_pick_up(state, seat) {
+            return Some(Action::PickUp { card });
+        }
+        first.map(|(_, _, ask)| ask)
+    }
+}
+
 /// How `expert` plays on after each candidate.
 struct Playout;
 
 impl Playouts for Playout {
     type G = BritishBirds;
+    type Memo = Record;
 
     // About a fifth of a second of playouts at the moves' usual cost in a release build.
     const MOVE_CAP: usize = 1_000_000;
 
-    /// Playouts answer as `steady` does, seeing the sampled hands (an Owl only against the card
-    /// that completes the asker's set, or to keep one of four), and at a turn pick up the most
-    /// useful card or ask for a card of the set held most, now and then (one time in four)
-    /// asking at random instead.
-    fn playout_move(state: &State, seat: Seat, rng: &mut Rng) -> Option<Action> {
-        if let Phase::Asked { asker, card, .. } = state.phase {
-            return Some(playout_answer(state, seat, asker, card));
+    /// Playouts play as `steady` does: every player answers as `steady` does seeing the
+    /// sampled hands (an Owl only against the card that completes the asker's set, or to keep
+    /// one of four), and at its turn asks and picks up as `steady` does from the public record
+    /// and its own hand (`Record::turn`): a playout in which nobody asks as well as `steady`
+    /// undervalues every ask at the root.
+    fn playout_move(state: &State, memo: &Record, seat: Seat, _rng: &mut Rng) -> Option<Action> {
+        match state.phase {
+            Phase::Asked { asker, card, .. } => Some(playout_answer(state, seat, asker, card)),
+            Phase::Turn { .. } => memo
+                .turn(state, seat)
+                .or_else(|| BritishBirds::default_action(state, seat)),
+            Phase::Dealing | Phase::Over { .. } => BritishBirds::default_action(state, seat),
         }
-        if matches!(state.phase, Phase::Turn { .. }) && unit(rng) < 0.25 {
-            let asks: Vec<Action> = BritishBirds::legal_actions(state, seat)
-                .into_iter()
-                .filter(|a| matches!(a, Action::Ask { .. }))
-                .collect();
-            if !asks.is_empty() {
-                return Some(asks[below(rng, asks.len())].clone());
+    }
+
+    fn remember(memo: &mut Record, event: &Event) {
+        match event {
+            Event::Deal { .. } => *memo = Record::default(),
+            Event::PickUp { seat, card, .. } | Event::Owl { seat, card, .. } => {
+                memo.held[usize::from(card.0)] = Some(*seat);
             }
-        }
-        if matches!(state.phase, Phase::Turn { .. }) {
-            if let Some(card) = best_pick_up(state, seat) {
-                if unit(rng) < 0.5 {
-                    return Some(Action::PickUp { card });
+            Event::HandOver { to, card, .. } => memo.held[usize::from(card.0)] = Some(*to),
+            Event::NotHeld { seat, card, .. } => {
+                if let Some(lacks) = memo.lacks.get_mut(seat.index()) {
+                    *lacks |= card.bit();
                 }
             }
+            Event::SetLaid { set, .. } => {
+                for card in set.cards() {
+                    memo.held[usize::from(card.0)] = None;
+                }
+            }
+            _ => {}
         }
-        BritishBirds::default_action(state, seat)
     }
 
     fn reward(state: &State, seat: Seat) -> f64 {

@@ -9,16 +9,21 @@
 //! - `random` turns its cards and answers the captain's questions at random, but declares only
 //!   one time in five hundred that it might: uniform play would close an innings after a
 //!   handful of balls, since `declare` is offered beside `play` at every ball.
-//! - `steady` bats first on winning the toss, takes the default batting order and bowlers, and
-//!   plays on between its decisions. In its second innings it declares once its lead is well
-//!   past what the other side can make in the overs left (a side makes about 16 an over, as
-//!   the packs run: eight each of 1, 2, 3, 4 and 6 beside eight "How's That"; it wants 21 an
-//!   over), or past 300 (more than a side bowled out usually makes), and only while there are
-//!   twelve overs or more left to bowl them out in; it enforces the follow-on (a side 150 behind is likely to be
-//!   bowled out again in less time than it takes to bat a third innings); and "if at the end
-//!   of 51 overs, either captain considers that there is a chance of forcing a win, he may
-//!   claim 'extra time' of THREE overs" — it claims when three overs could win the match for
-//!   its side and not lose it (three wickets or fewer to take, or 45 runs or fewer to get).
+//! - `steady` puts the other side in on winning the toss ("the winner shall have the option
+//!   of batting first or putting his opponents in"): the side batting last chases a known
+//!   target and stops the moment it passes it. It takes the default batting order and
+//!   bowlers (the packs, not the players, decide a ball), and plays on between its decisions.
+//!   In its second innings it declares at the lead from which declaring is worth more than
+//!   batting on, given the other side's odds of passing it or being bowled out in the balls
+//!   left, extra time included while it may still be claimed (2.92 runs a ball and 14 more,
+//!   from the last innings' odds worked ball by ball;
+//!   a side makes about 2.67 a ball, as the packs run: eight each of 1, 2, 3, 4 and 6 beside
+//!   eight "How's That"), and only while six overs or more are left; it enforces the
+//!   follow-on (a side 150 behind is likely to be bowled out again in less time than it
+//!   takes to bat a third innings); and "if at the end of 51 overs, either captain considers
+//!   that there is a chance of forcing a win, he may claim 'extra time' of THREE overs" — it
+//!   claims when three overs could win the match for its side and not lose it (three wickets
+//!   or fewer to take, or 45 runs or fewer to get).
 
 use serde_json::{json, Value};
 
@@ -27,15 +32,20 @@ use crate::game::Seat;
 
 /// Runs a side makes in an over, on average: 5 balls in 6 score, 3.2 runs each.
 const RUNS_PER_OVER: u16 = 16;
-/// The most lead a declaration waits for: more than a side makes when it is bowled out
-/// (about 220 on average: a wicket every eight balls or so, 2.7 runs a ball).
-const DECLARE_AT_MOST: u16 = 300;
-/// The lead a declaration wants for each over left: a third more than a side makes an over,
-/// so that only a side scoring far faster than usual can catch it.
-const DECLARE_PER_OVER: u16 = 21;
-/// The fewest overs left at which a declaration still leaves time to bowl the other side out
-/// (it takes about 14 on average, a wicket every eight balls or so).
-const DECLARE_WITH_OVERS_LEFT: u16 = 12;
+/// The lead a third-innings declaration wants for each ball the other side may bat, in
+/// hundredths of a run: about a tenth more than the 2.67 a ball a side makes. Found by working
+/// the last innings' odds ball by ball (the chance of bowling the side out before time against
+/// the chance of its passing the lead), declaring at the first ball where declaring is worth
+/// more than batting on: 2.92 a ball and 14 more (see `DECLARE_BASE`), whatever the wickets.
+const DECLARE_PER_BALL_CENTS: u32 = 292;
+/// The lead a declaration wants beyond `DECLARE_PER_BALL_CENTS` for each ball.
+const DECLARE_BASE: u32 = 14;
+/// Balls of extra time ("THREE overs") the other side may still have: either captain's claim
+/// is enough, so a declaration must leave the side more than it can make in them too.
+const EXTRA_BALLS: u16 = 18;
+/// The fewest balls left at which a declaration is still worth making: with fewer than six
+/// overs a side is almost never bowled out in time.
+const DECLARE_WITH_BALLS_LEFT: u16 = 36;
 
 /// Whether the bot declines every move it has now (so the match waits for another seat): a
 /// batting captain who is not the striker and already plays on is offered only `declare`, at
@@ -74,13 +84,17 @@ struct Match {
     decision: String,
     /// Each innings so far: (batting side, runs, wickets, closed).
     innings: Vec<(u8, u16, u8, bool)>,
-    overs_left: u16,
+    /// Balls left of the match's time (whole overs' worth under rules version 1).
+    balls_left: u16,
+    /// Whether extra time may still be claimed (it has not been yet).
+    extra_to_come: bool,
     striker: Option<Seat>,
 }
 
 impl Match {
     fn read(seen: &Seen) -> Option<Match> {
         let public = &seen.view().public;
+        let time = public.get("time")?;
         let innings = public
             .get("innings")?
             .as_array()?
@@ -102,7 +116,13 @@ impl Match {
                 .as_str()?
                 .to_string(),
             innings,
-            overs_left: u16::try_from(public.get("time")?.get("overs_left")?.as_u64()?).ok()?,
+            balls_left: match time.get("balls_left").and_then(Value::as_u64) {
+                Some(balls) => u16::try_from(balls).ok()?,
+                None => u16::try_from(time.get("overs_left")?.as_u64()?)
+                    .ok()?
+                    .saturating_mul(6),
+            },
+            extra_to_come: time.get("extra_time").is_none_or(Value::is_null),
             striker: public
                 .get("current")
                 .and_then(|c| c.get("striker"))
@@ -133,18 +153,23 @@ impl Match {
         i32::from(self.aggregate(side)) - i32::from(self.aggregate(1 - side))
     }
 
-    /// The lead at which a second-innings declaration leaves the other side more than it can
-    /// make in the overs left.
+    /// The lead at which a second-innings declaration leaves the other side less likely to
+    /// make it than to be bowled out in the balls left (extra time included while it may still
+    /// be claimed).
     fn declaration_lead(&self) -> Option<i32> {
         let (number, _) = self.current()?;
         // Only the side's second innings, and only while there is time to bowl the other
         // side out after it.
-        if number != 2 || self.overs_left < DECLARE_WITH_OVERS_LEFT {
+        if number != 2 || self.balls_left < DECLARE_WITH_BALLS_LEFT {
             return None;
         }
-        Some(i32::from(
-            (DECLARE_PER_OVER * self.overs_left).min(DECLARE_AT_MOST),
-        ))
+        let balls = u32::from(self.balls_left)
+            + if self.extra_to_come {
+                u32::from(EXTRA_BALLS)
+            } else {
+                0
+            };
+        i32::try_from(balls * DECLARE_PER_BALL_CENTS / 100 + DECLARE_BASE).ok()
     }
 
     fn should_declare(&self) -> bool {
@@ -196,7 +221,12 @@ impl Match {
         let legal = seen.legal();
         let offered = |name: &str| legal.iter().find(|a| kind(a) == name).cloned();
         match self.decision.as_str() {
-            "elect" => Some(json!({"type": "elect", "to": "bat"})),
+            // The side batting last chases a known target and its innings ends the moment it
+            // passes it, while the side batting first wins only by bowling the other out in the
+            // last innings before time runs out: in a simulation of the packs, a side batting
+            // first against one that never declares lost about twice as often as it won. So the
+            // toss winner puts the other side in.
+            "elect" => Some(json!({"type": "elect", "to": "field"})),
             "batting_order_and_opening_bowlers" => offered("accept_defaults"),
             "follow_on" => Some(json!({"type": "follow_on", "enforce": true})),
             "extra_time" => {

@@ -17,8 +17,10 @@
 use serde_json::Value;
 
 use super::deck::PACK_SIZE;
-use super::{bit, bits, Action, Card, HistoryOfEngland, Pack, Stage, State, MAX_PLAYERS};
-use crate::bots::search::{search, share_of_first, Playouts};
+use super::{
+    bit, bits, Action, Answer, Card, Event, HistoryOfEngland, Pack, Stage, State, MAX_PLAYERS,
+};
+use crate::bots::search::{search_remembering, share_of_first, Playouts};
 use crate::bots::{
     below, choice, fill, kind, seat_at, shuffle, unit, weighted, Level, LevelBot, Rng, Seen,
 };
@@ -34,10 +36,12 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
     if bot.level == Level::Steady {
         return serde_json::to_value(&steady).ok();
     }
-    let sample = |rng: &mut Rng| table.determinize(rng);
+    let record = table.record();
+    let sample = |rng: &mut Rng| table.determinize(rng).map(|state| (state, record.clone()));
     let budget = bot.budget_for(seen.game());
-    let chosen = search::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
-        .unwrap_or(steady);
+    let chosen =
+        search_remembering::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
+            .unwrap_or(steady);
     serde_json::to_value(&chosen).ok()
 }
 
@@ -166,6 +170,30 @@ impl Observed {
                 *slot = place;
             }
         }
+    }
+
+    /// What everyone at the table knows (the start of a playout's [`Record`]): the cards seen
+    /// going into the other hands, every refusal since the refuser last drew, and the sets
+    /// each player has asked for.
+    fn record(&self) -> Record {
+        let mut record = Record {
+            series: self.series,
+            ..Record::default()
+        };
+        for (slot, place) in record.held.iter_mut().zip(&self.places) {
+            if let Place::Hand(seat) = place {
+                if *seat != self.me {
+                    *slot = Some(seat.0);
+                }
+            }
+        }
+        for (slot, lacks) in record.lacks.iter_mut().zip(&self.lacks) {
+            *slot = *lacks;
+        }
+        for (slot, sets) in record.collecting.iter_mut().zip(&self.collecting) {
+            *slot = *sets;
+        }
+        record
     }
 
     /// Moves the cards `event` shows to where it put them.
@@ -506,34 +534,205 @@ fn is_crown(action: &Action) -> bool {
     matches!(action, Action::Ask { show: Some(_), .. })
 }
 
+/// What every player of a playout knows, as `steady` keeps the account: where each card was
+/// seen going (given, or forfeited), who refused which card since last drawing, and which sets
+/// each player has asked for (cards as the series' own numbers).
+#[derive(Clone)]
+struct Record {
+    series: u8,
+    held: [Option<u8>; PACK_SIZE],
+    lacks: [u128; MAX_PLAYERS],
+    collecting: [u128; MAX_PLAYERS],
+}
+
+impl Default for Record {
+    fn default() -> Record {
+        Record {
+            series: 0,
+            held: [None; PACK_SIZE],
+            lacks: [0; MAX_PLAYERS],
+            collecting: [0; MAX_PLAYERS],
+        }
+    }
+}
+
+impl Record {
+    /// Whom to ask for `local`, of `targets` (the players who may be asked): the one seen
+    /// taking it; else one who has not refused it since drawing, a player collecting its set
+    /// first; else any.
+    fn target(&self, local: u8, set: u128, targets: &[u8], rng: &mut Rng) -> Option<u8> {
+        if let Some(holder) = self.held.get(usize::from(local)).copied().flatten() {
+            if targets.contains(&holder) {
+                return Some(holder);
+            }
+        }
+        let open: Vec<u8> = targets
+            .iter()
+            .copied()
+            .filter(|s| self.lacks[usize::from(*s)] & bit(local) == 0)
+            .collect();
+        let collecting: Vec<u8> = open
+            .iter()
+            .copied()
+            .filter(|s| self.collecting[usize::from(*s)] & set != 0)
+            .collect();
+        let pool = [collecting, open, targets.to_vec()]
+            .into_iter()
+            .find(|group| !group.is_empty())?;
+        Some(pool[below(rng, pool.len())])
+    }
+}
+
 /// How `expert` plays on after each candidate.
 struct Playout;
 
 impl Playouts for Playout {
     type G = HistoryOfEngland;
+    type Memo = Record;
 
     // About a fifth of a second of playouts at the moves' usual cost in a release build.
     const MOVE_CAP: usize = 100_000;
 
-    /// Playouts ask as the game's own default does (the card of the set nearest complete),
-    /// but of a player drawn at random while the hands are hidden, since nobody in a playout
-    /// knows where the card is.
-    fn playout_move(state: &State, seat: Seat, rng: &mut Rng) -> Option<Action> {
+    // A game runs to hundreds of asks, and one ask's effect on the final count is lost in the
+    // noise of a whole game: playouts stop after a few rounds of asks and are scored by the
+    // sets' progress, so that many more of them fit the same time.
+    const PLAYOUT_MOVES: usize = 48;
+
+    /// Playouts play as `steady` does, from the public record and the player's own hand: a
+    /// card seen going into a hand is asked of its holder (the set nearest complete first);
+    /// else the game's own default card (of the set nearest complete) is asked of a player who
+    /// has not refused it, one collecting its set first. Once the hands are face up, the
+    /// default asks the holder.
+    fn playout_move(state: &State, memo: &Record, seat: Seat, rng: &mut Rng) -> Option<Action> {
         let mut action = state.default_move(seat.0);
-        if !state.exposed() {
-            if let Action::Ask { seat: asked, .. } = &mut action {
-                let targets: Vec<u8> = state.askable_seats(seat.0).collect();
-                if !targets.is_empty() {
-                    *asked = Seat(targets[below(rng, targets.len())]);
+        if state.exposed() {
+            return Some(action);
+        }
+        let targets: Vec<u8> = state.askable_seats(seat.0).collect();
+        if targets.is_empty() {
+            return Some(action);
+        }
+        let pack = state.pack();
+        let own = state.hand(seat.0);
+        let mut sure: Option<(u32, u8, u8)> = None;
+        for local in bits(state.askable(seat.0).cards) {
+            let Some(holder) = memo.held.get(usize::from(local)).copied().flatten() else {
+                continue;
+            };
+            if !targets.contains(&holder) {
+                continue;
+            }
+            let missing = (state.set_of(local) & !own).count_ones();
+            if sure.is_none_or(|(m, _, _)| missing < m) {
+                sure = Some((missing, holder, local));
+            }
+        }
+        if let Some((_, holder, local)) = sure {
+            return Some(Action::Ask {
+                seat: Seat(holder),
+                card: pack.card(local),
+                show: None,
+            });
+        }
+        if let Action::Ask {
+            seat: asked, card, ..
+        } = &mut action
+        {
+            if let Some(local) = pack.local(*card) {
+                if let Some(target) = memo.target(local, state.set_of(local), &targets, rng) {
+                    *asked = Seat(target);
                 }
             }
         }
         Some(action)
     }
 
+    fn remember(memo: &mut Record, event: &Event) {
+        let pack = Pack::of(memo.series);
+        let mut put = |card: &Card, seat: Seat| {
+            if let Some(slot) = pack
+                .local(*card)
+                .and_then(|l| memo.held.get_mut(usize::from(l)))
+            {
+                *slot = Some(seat.0);
+            }
+        };
+        match event {
+            Event::Asked {
+                asker,
+                seat,
+                card,
+                show,
+                answer,
+                forfeit,
+                ..
+            } => {
+                match answer {
+                    Answer::Given => {
+                        put(card, *asker);
+                        for shown in show.iter().flatten() {
+                            put(shown, *asker);
+                        }
+                    }
+                    Answer::BluffCaught => {
+                        for lost in forfeit {
+                            put(lost, *seat);
+                        }
+                    }
+                    Answer::Refused => {}
+                }
+                let Some(local) = pack.local(*card) else {
+                    return;
+                };
+                if let Some(sets) = memo.collecting.get_mut(asker.index()) {
+                    *sets |= pack.reign_of(local).map_or(0, |r| pack.set(r));
+                }
+                if *answer == Answer::Refused {
+                    for s in [*seat, *asker] {
+                        if let Some(lacks) = memo.lacks.get_mut(s.index()) {
+                            *lacks |= bit(local);
+                        }
+                    }
+                }
+            }
+            Event::Drew { seat, .. } => {
+                if let Some(lacks) = memo.lacks.get_mut(seat.index()) {
+                    *lacks = 0;
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn reward(state: &State, seat: Seat) -> f64 {
+        let pack = state.pack();
+        let over = matches!(state.stage, Stage::Over);
         let scores: Vec<f64> = (0..state.players)
-            .map(|s| f64::from(state.completed(s).1))
+            .map(|s| {
+                let done = f64::from(state.completed(s).1);
+                if over {
+                    return done;
+                }
+                // A playout cut short: each set not yet complete counts for the share of it
+                // held, squared (two cards of four are a quarter of the way, not half: the
+                // last cards are the hardest to get), and half of that.
+                let own = state.hand(s);
+                let partial: f64 = pack
+                    .reigns
+                    .iter()
+                    .map(|reign| {
+                        let set = pack.set(reign);
+                        let held = f64::from((own & set).count_ones());
+                        let len = f64::from(reign.len);
+                        if own & set == set {
+                            0.0
+                        } else {
+                            0.5 * held * held / len
+                        }
+                    })
+                    .sum();
+                done + partial
+            })
             .collect();
         share_of_first(&scores, seat, 20.0)
     }

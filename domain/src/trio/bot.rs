@@ -531,6 +531,7 @@ struct Playout<T>(std::marker::PhantomData<T>);
 
 impl<T: Theme> Playouts for Playout<T> {
     type G = Trio<T>;
+    type Memo = ();
 
     // About a fifth of a second of playouts at the moves' usual cost in a release build.
     const MOVE_CAP: usize = 2_000_000;
@@ -540,7 +541,7 @@ impl<T: Theme> Playouts for Playout<T> {
     /// from the hand, the HEROINE the rest of it scores most for. Now and then (one lay in
     /// five) the bar is drawn afresh, somewhere between a timid and a bold player, so that the
     /// playouts do not all follow one line.
-    fn playout_move(state: &State<T>, seat: Seat, rng: &mut Rng) -> Option<Action<T>> {
+    fn playout_move(state: &State<T>, _memo: &(), seat: Seat, rng: &mut Rng) -> Option<Action<T>> {
         match state.phase {
             Phase::TurnUp(_) => Some(Action::TurnUp),
             Phase::HeroineFromHand(_) => Some(match strongest_heroine(state.hand(seat)) {
