@@ -480,17 +480,21 @@ impl LogStore for PostgresStore {
             }
             Err(error) => return Err(error.into()),
         };
-        let mut answers = Vec::with_capacity(appends.len());
-        for a in appends {
-            answers.push(if moved.contains(&a.id) {
+        // An append whose head did not move had its head moved on by another instance's move,
+        // or had none: the one-append statement says which, exactly as without a group. They
+        // are of different games, so they are asked at once, not one after another: with
+        // several instances moving the same games many appends of a group can be stale, and
+        // asking in turn held the whole commit pipeline for a round trip each.
+        let moved = &moved;
+        let answers = futures_util::future::join_all(appends.iter().map(|a| async move {
+            if moved.contains(&a.id) {
                 Ok(())
             } else {
-                // Its head had moved on (another instance's move), or it had none: the
-                // one-append statement says which, exactly as without a group.
                 self.append_with_outbox(a.id, &a.events, a.idempotent.as_ref(), &a.outbox)
                     .await
-            });
-        }
+            }
+        }))
+        .await;
         Ok(answers)
     }
 
