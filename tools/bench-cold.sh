@@ -59,15 +59,19 @@ if [[ " $parts " == *" moves "* ]]; then
         "british-birds 3 $games 20 {}"
         "history-of-england 3 $games 20 {}"
         "googly 2 $games 60 {}"
-        "googly 2 $long 1500 {}"
+        "googly 2 $long 400 {}"
     )
     for i in "${!rows[@]}"; do
         read -r game players n entries options <<<"${rows[$i]}"
+        # GOOGLY is played without declarations, preferences or playing on, which would end
+        # a random match within a few hundred entries: a long match is a whole one.
+        if [ "$game" = googly ]; then export COLDGEN_AVOID=declare,prefer,play_on; else unset COLDGEN_AVOID; fi
         "$coldgen" setup $base "$game" "$players" "$n" "$entries" "$work/row$i" "$options"
     done
     stop
     for i in "${!rows[@]}"; do
         read -r game players n entries options <<<"${rows[$i]}"
+        if [ "$game" = googly ]; then export COLDGEN_AVOID=declare,prefer,play_on; else unset COLDGEN_AVOID; fi
         label="$game ($entries entries)"
         start
         "$coldgen" touch $base "$work/row$i" >/dev/null
@@ -84,7 +88,7 @@ if [[ " $parts " == *" moves "* ]]; then
         "$coldgen" touch $base "$work/filler" >/dev/null
         echo "== $label cold after eviction: $("$coldgen" moves $base "$work/row$i")"
         stop
-        if [ "$entries" -ge 1000 ]; then
+        if [ "$entries" -ge 400 ]; then
             start --snapshot-every 0
             echo "== $label cold after a restart, snapshots off: $("$coldgen" moves $base "$work/row$i")"
             stop
@@ -99,7 +103,7 @@ if [[ " $parts " == *" rss "* ]]; then
     # Resident memory per cached game: load N games into a server with room for all of them.
     start
     "$coldgen" setup $base girl 2 10000 12 "$work/rss-girl" >/dev/null
-    "$coldgen" setup $base googly 2 100 1500 "$work/rss-googly" >/dev/null
+    COLDGEN_AVOID=declare,prefer,play_on "$coldgen" setup $base googly 2 100 400 "$work/rss-googly" >/dev/null
     stop
     for set in rss-girl rss-googly; do
         start --cache-budget-mb 4096

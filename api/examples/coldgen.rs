@@ -10,6 +10,8 @@
 //! - `coldgen moves URL FILE`: makes each game's next move, one game at a time, timing each
 //!   request; prints the median and the 90th percentile; then decides each game's following
 //!   move (after the timing, so it may warm the games) and rewrites FILE.
+//!   `COLDGEN_AVOID=declare,prefer` keeps those action types out of the random choice while
+//!   there is another.
 //! - `coldgen touch URL FILE [CONCURRENCY]`: reads each game's public view (loading it),
 //!   CONCURRENCY at a time (default 16), and prints how long that took.
 
@@ -104,6 +106,19 @@ async fn decide(
     if offered.is_empty() {
         return None;
     }
+    // COLDGEN_AVOID lists action types not to pick while there is another (a long GOOGLY
+    // match: random declarations and preferences end it within a few hundred entries).
+    let avoid = std::env::var("COLDGEN_AVOID").unwrap_or_default();
+    let kept: Vec<Value> = offered
+        .iter()
+        .filter(|a| {
+            !avoid
+                .split(',')
+                .any(|t| !t.is_empty() && a["type"].as_str() == Some(t))
+        })
+        .cloned()
+        .collect();
+    let offered = if kept.is_empty() { offered } else { &kept };
     let action = instantiate(
         &offered[(rng.next_u64() % offered.len() as u64) as usize],
         rng,

@@ -219,14 +219,17 @@ async fn forget_snapshots(app: &TestApp, id: &str) {
 /// cold server shows what the folded log does.
 async fn a_snapshot_the_log_does_not_vouch_for_is_not_trusted(app: TestApp) {
     let writer = app.restart_with(settings(usize::MAX, 10)).await;
-    let (id, tokens) = googly_match(&writer, 40).await;
+    let (id, tokens) = googly_match(&writer, 15).await;
     let uuid = Uuid::parse_str(&id).unwrap();
     let early = snapshot_at_least(&writer, uuid, 10).await;
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let mut head = writer.view(&id, None).await["version"].as_u64().unwrap();
-    while head < early.version + 20 {
-        head = one_move(&writer, &id, &tokens, &mut rng).await.unwrap();
+    for _ in 0..20 {
+        if one_move(&writer, &id, &tokens, &mut rng).await.is_none() {
+            break;
+        }
     }
+    let head = writer.view(&id, None).await["version"].as_u64().unwrap();
+    assert!(head > early.version, "{head}");
     let last = app.store.events(uuid, head - 1, Some(1)).await.unwrap();
     let (real_hash, prev_hash) = (last[0].hash.clone(), last[0].prev_hash.clone());
     let plant = |hash: &str, rules_version: u32, format: u32, version: u64| SnapshotRecord {

@@ -24,13 +24,16 @@ use crate::store::SnapshotRecord;
 
 /// What a cached game costs whatever its length, in bytes: its slot, lock and watch channel,
 /// its creation record, table, seating and clocks, its map entry, and what the allocator
-/// keeps around them. Measured, not derived: `tools/bench-cold.sh` fills the cache with
-/// games and divides the growth of the process's resident memory by their number
-/// (`docs/performance.md`, "Cold games").
-pub const GAME_BASE_BYTES: usize = 8 * 1024;
-/// What each entry of a cached game's log adds to the estimate: GOOGLY keeps its whole
-/// ball-by-ball record, British Birds its rounds; measured with [`GAME_BASE_BYTES`].
-pub const ENTRY_BYTES: usize = 16;
+/// keeps around them. Measured, not derived: `tools/bench-cold.sh` loads 10,000 short GIRL
+/// games into a server with room for all and divides the growth of its resident memory by
+/// their number: 2,120 bytes a game (`docs/performance.md`, "Cold games").
+pub const GAME_BASE_BYTES: usize = 2 * 1024;
+/// What each entry of a cached game's log adds to the estimate, measured the same way on 100
+/// whole GOOGLY matches (about 450 entries each; 53 KB a match, less the base, over the
+/// entries). It is GOOGLY's cost, the game whose table grows with its log (its ball-by-ball
+/// record, and what the allocator keeps after folding it); it overstates the card games,
+/// whose tables do not grow, which errs on the side of the budget.
+pub const ENTRY_BYTES: usize = 112;
 /// The budget when the operator sets none: 512 MiB.
 pub const DEFAULT_CACHE_BUDGET_BYTES: usize = 512 * 1024 * 1024;
 /// How many entries a game's log grows between two snapshots when the operator sets nothing.
