@@ -29,8 +29,7 @@ use crate::store::SnapshotRecord;
 /// their number: 2,120 bytes a game (`docs/performance.md`, "Cold games").
 pub const GAME_BASE_BYTES: usize = 2 * 1024;
 /// What each entry of a cached game's log adds to the estimate, measured the same way on 100
-/// whole GOOGLY matches (about 450 entries each; 53 KB a match, less the base, over the
-/// entries). It is GOOGLY's cost, the game whose table grows with its log (its ball-by-ball
+/// GOOGLY matches of 400 entries (53 KB a match; less the base, about 120 bytes an entry). It is GOOGLY's cost, the game whose table grows with its log (its ball-by-ball
 /// record, and what the allocator keeps after folding it); it overstates the card games,
 /// whose tables do not grow, which errs on the side of the budget.
 pub const ENTRY_BYTES: usize = 112;
