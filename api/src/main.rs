@@ -9,6 +9,7 @@ use parlour::http::rate_limit::{self, AddressRange, Quota, RateLimitSettings};
 use parlour::limits::StreamLimits;
 use parlour::service::commit::GroupCommitSettings;
 use parlour::service::webhooks::WebhookSettings;
+use parlour::service::CacheSettings;
 use parlour::startup::{Application, Settings};
 use parlour::store::DbSettings;
 use parlour::telemetry::LogFormat;
@@ -111,6 +112,14 @@ struct Cli {
     /// The most moves one commit may hold; 1 commits every move on its own.
     #[arg(long, env = "PARLOUR_COMMIT_GROUP", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1024))]
     commit_group: u32,
+    /// MiB the games held in memory may take, by the server's estimate of each
+    /// (`docs/operations.md`, "Memory"); the least recently used are dropped past it.
+    #[arg(long, env = "PARLOUR_CACHE_BUDGET_MB", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    cache_budget_mb: u32,
+    /// Entries a long game's log (GOOGLY) grows between two snapshots of its table; 0 turns
+    /// snapshots off, written and read.
+    #[arg(long, env = "PARLOUR_SNAPSHOT_EVERY", default_value_t = parlour::service::DEFAULT_SNAPSHOT_EVERY)]
+    snapshot_every: u64,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -188,6 +197,11 @@ impl Cli {
                 max_group: usize::try_from(self.commit_group).unwrap_or(64),
             },
             idempotency_key_lifetime: self.idempotency_key_lifetime,
+            cache: CacheSettings {
+                budget_bytes: usize::try_from(u64::from(self.cache_budget_mb) * 1024 * 1024)
+                    .unwrap_or(usize::MAX),
+                snapshot_every: self.snapshot_every,
+            },
             webhooks: WebhookSettings {
                 allow_private: self.webhooks_allow_private,
                 timeout: self.webhook_timeout,

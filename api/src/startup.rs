@@ -67,6 +67,8 @@ pub struct Settings {
     pub bot_pace: std::time::Duration,
     /// How appends are grouped into commits (`service::commit`).
     pub group_commit: crate::service::commit::GroupCommitSettings,
+    /// The cache's byte budget and how often long games are snapshotted (`service::cache`).
+    pub cache: crate::service::CacheSettings,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -101,6 +103,7 @@ impl Default for Settings {
             webhooks: WebhookSettings::default(),
             bot_pace: crate::service::bots::DEFAULT_BOT_PACE,
             group_commit: Default::default(),
+            cache: Default::default(),
         }
     }
 }
@@ -205,6 +208,7 @@ impl Application {
             .with_vacation_days(settings.vacation_days_per_year)
             .with_webhook_settings(settings.webhooks)
             .with_bot_pace(settings.bot_pace)
+            .with_cache(settings.cache)
             .with_after_commit(Arc::new(WebhookCommits));
         if let Some(clock) = hooks.clock {
             parlour = parlour.with_clock(clock);

@@ -131,7 +131,7 @@ pub struct ClockRules {
 }
 
 /// One seat's clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatClock {
     /// The time left: all of it while the clock is stopped, the time left at
     /// `running_since` while it runs.
@@ -175,7 +175,7 @@ pub enum Due {
 }
 
 /// Every seat's clock at one table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Clocks {
     /// The clock the game was created with.
     pub rules: ClockRules,

@@ -307,6 +307,16 @@ pub trait Table: Send + Sync {
     fn competitor_of(&self, seat: Seat) -> Option<usize>;
     /// A named public export of the game.
     fn export(&self, format: &str) -> Option<Value>;
+    /// The table as a snapshot ([`Game::snapshot`]): `None` for games that keep none.
+    fn snapshot(&self) -> Option<Value> {
+        None
+    }
+    /// Puts this table, freshly opened for the game, in the state `snapshot` describes
+    /// ([`Game::restore`]). `false`, leaving the table as it was, when the snapshot is not
+    /// one of this game's (or the game keeps none).
+    fn restore(&mut self, _snapshot: &Value) -> bool {
+        false
+    }
     /// A copy of the table.
     fn clone_table(&self) -> Box<dyn Table>;
     /// Whether two tables are in the same state (used by the audit's replay).
@@ -621,6 +631,20 @@ impl<G: Game> Table for TableOf<G> {
 
     fn rules_version(&self) -> u32 {
         self.rules_version
+    }
+
+    fn snapshot(&self) -> Option<Value> {
+        G::snapshot(self.state())
+    }
+
+    fn restore(&mut self, snapshot: &Value) -> bool {
+        match G::restore(self.state(), snapshot) {
+            Some(state) => {
+                self.state = Some(state);
+                true
+            }
+            None => false,
+        }
     }
 
     fn clone_table(&self) -> Box<dyn Table> {

@@ -457,6 +457,24 @@ pub trait Game: Sized + 'static {
         None
     }
 
+    /// The state as a snapshot, from which [`Game::restore`] rebuilds it without the log
+    /// before it: for games whose logs run long (GOOGLY: thousands of entries a match), so
+    /// that a game nobody held in memory loads from its latest snapshot and the entries after
+    /// it. `None` (the default) for games whose logs are short enough to fold every time. A
+    /// snapshot is a cache, never the truth: the server keeps it beside the log, checks it
+    /// against the log's hash chain and can always fold the log instead.
+    fn snapshot(_state: &Self::State) -> Option<Value> {
+        None
+    }
+
+    /// The state `snapshot` (from [`Game::snapshot`]) describes, for the game `fresh` is the
+    /// start of (`fresh` is what [`Game::new`] gave for the game's setup: whatever a snapshot
+    /// leaves out, such as the players and the rules version, comes from it). `None` when it
+    /// is not a snapshot of this game's.
+    fn restore(_fresh: &Self::State, _snapshot: &Value) -> Option<Self::State> {
+        None
+    }
+
     /// The game's standing invariants (every card accounted for, ...), checked by the shared
     /// random-playout test after every event.
     fn check_invariants(_state: &Self::State) -> Result<(), String> {

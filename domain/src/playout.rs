@@ -681,6 +681,142 @@ mod tests {
         }
     }
 
+    /// Plays a random game of `game` through `Table` and, after every move, restores a table
+    /// freshly opened for the same game from a snapshot of the one played (through its JSON
+    /// text, as the server stores it): it must be the same table, and play on the same. A
+    /// snapshot of another variant's table must not restore. Action types in `avoid` are not
+    /// picked while there is another (random GOOGLY declarations end a match within a few
+    /// dozen moves; without them it is played to the end of its time). Returns the snapshots
+    /// taken.
+    fn snapshots_restore_the_table(
+        game: &str,
+        players: usize,
+        options: &Value,
+        seed: u64,
+        avoid: &[&str],
+    ) -> usize {
+        let Some(engine) = catalog::engine(game) else {
+            panic!("no game {game} in the catalogue");
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut game_seed = [0u8; 32];
+        rng.fill_bytes(&mut game_seed);
+        let mut pair = Pair::open(engine, players, options, RULES_VERSION, Seed(game_seed))
+            .unwrap_or_else(|e| panic!("{game}: {e}"));
+        let fresh = || {
+            let names: Vec<Player> = (0..players)
+                .map(|i| Player {
+                    name: format!("p{i}"),
+                })
+                .collect();
+            engine
+                .open(&names, options, RULES_VERSION)
+                .unwrap_or_else(|e| panic!("{game}: {e}"))
+        };
+        let mut taken = 0;
+        let mut moves = 0;
+        loop {
+            if let Some(snapshot) = pair.table.snapshot() {
+                let text = serde_json::to_string(&snapshot).unwrap();
+                let stored: Value = serde_json::from_str(&text).unwrap();
+                let mut restored = fresh();
+                assert!(
+                    restored.restore(&stored),
+                    "{game}: move {moves}: not restored"
+                );
+                assert!(
+                    restored.same_as(pair.table.as_ref()),
+                    "{game}: move {moves}: the restored table differs"
+                );
+                assert!(restored.same_as(pair.replayed.as_ref()));
+                for seat in Seat::all(players) {
+                    assert_eq!(restored.legal_actions(seat), pair.table.legal_actions(seat));
+                    assert_eq!(
+                        restored.default_action(seat),
+                        pair.table.default_action(seat)
+                    );
+                }
+                taken += 1;
+            }
+            if pair.table.outcome().is_some() || moves >= MAX_MOVES {
+                break;
+            }
+            let to_act = pair.table.to_act();
+            let seat = to_act[pick(&mut rng, to_act.len())];
+            let offered = pair.table.legal_actions(seat);
+            let kept: Vec<Value> = offered
+                .iter()
+                .filter(|a| !avoid.iter().any(|t| a["type"] == *t))
+                .cloned()
+                .collect();
+            let offered = if kept.is_empty() { offered } else { kept };
+            let body = instantiate(&offered[pick(&mut rng, offered.len())], &mut rng);
+            pair.play(seat, &body)
+                .unwrap_or_else(|e| panic!("{game}: {e}"));
+            moves += 1;
+        }
+        assert!(pair.table.outcome().is_some(), "{game}: no end");
+        taken
+    }
+
+    #[test]
+    fn a_googly_snapshot_restores_the_same_table_after_every_move_of_a_whole_match() {
+        let mut longest = 0;
+        for (players, options) in [
+            (2, json!({})),
+            (3, json!({})),
+            (1, json!({"variant": "patience"})),
+            (4, json!({"variant": "team"})),
+        ] {
+            for seed in 0..2 {
+                // One match played at random, one played to the end of its time.
+                snapshots_restore_the_table("googly", players, &options, seed, &[]);
+                let taken = snapshots_restore_the_table(
+                    "googly",
+                    players,
+                    &options,
+                    seed,
+                    &["declare", "prefer", "play_on"],
+                );
+                assert!(taken > 10, "{players} players: only {taken} snapshots");
+                longest = longest.max(taken);
+            }
+        }
+        // At least one whole match of several hundred moves, each one snapshotted.
+        assert!(longest > 100, "the longest match had {longest} snapshots");
+    }
+
+    #[test]
+    fn a_snapshot_of_another_side_of_the_table_is_not_restored() {
+        let Some(engine) = catalog::engine("googly") else {
+            panic!("no GOOGLY in the catalogue");
+        };
+        let players = |n: usize| -> Vec<Player> {
+            (0..n)
+                .map(|i| Player {
+                    name: format!("p{i}"),
+                })
+                .collect()
+        };
+        let team = engine
+            .open(&players(4), &json!({"variant": "team"}), RULES_VERSION)
+            .unwrap();
+        let snapshot = team.snapshot().unwrap();
+        // A two-player table's packs are not divided: a team table's snapshot does not fit.
+        let mut two = engine.open(&players(2), &json!({}), RULES_VERSION).unwrap();
+        let before = two.clone_table();
+        assert!(!two.restore(&snapshot));
+        assert!(two.same_as(before.as_ref()));
+        assert!(!two.restore(&json!({"phase": "Toss"})));
+        // A game that keeps no snapshots has none to give and takes none.
+        let mut girl = catalog::engine("girl")
+            .unwrap()
+            .open(&players(2), &json!({}), RULES_VERSION)
+            .unwrap();
+        assert!(girl.snapshot().is_none());
+        assert!(!girl.restore(&snapshot));
+    }
+
     #[test]
     fn a_template_anywhere_in_a_body_is_found() {
         assert!(has_template(

@@ -144,7 +144,7 @@ pub enum TableEvent {
 }
 
 /// The match a game is a deal of, as its `table.match_deal` entry says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchLink {
     /// The match's id.
     pub match_id: String,
@@ -172,7 +172,7 @@ pub enum Offer {
 }
 
 /// Who sits in a seat of a hosted game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Holder {
     /// The account's id.
     pub account: String,
@@ -181,7 +181,7 @@ pub struct Holder {
 }
 
 /// One seat of a hosted game: who holds it, and if nobody does, who may claim it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatAtTable {
     /// The account playing the seat.
     pub holder: Option<Holder>,
@@ -190,7 +190,7 @@ pub struct SeatAtTable {
 }
 
 /// The seats of a game an account created.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seating {
     /// The account that created the game.
     pub host: Holder,
@@ -305,7 +305,7 @@ pub struct BadTableEvent {
 }
 
 /// How a table event ended the game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "ended_by", rename_all = "snake_case")]
 pub enum TableOutcome {
     /// A player resigned.
@@ -313,7 +313,7 @@ pub enum TableOutcome {
         /// The seat that resigned.
         seat: Seat,
         /// Every seat ranked as the game stood, the resigning seat last.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         concession: Option<Concession>,
     },
     /// A seat's time ran out, and the game's clock forfeits it.
@@ -321,7 +321,7 @@ pub enum TableOutcome {
         /// The seat out of time.
         seat: Seat,
         /// Every seat ranked as the game stood, the forfeited seat last.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         concession: Option<Concession>,
     },
     /// The game was abandoned.
@@ -399,7 +399,9 @@ impl TableEvent {
 }
 
 /// The table as its table events leave it: who resigned, and whether the game was ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialised only into a [`Sitting::snapshot`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TableState {
     players: usize,
     ended: Option<TableOutcome>,
@@ -856,6 +858,19 @@ pub struct Sitting {
     pub table: TableState,
 }
 
+/// The shape of [`Sitting::snapshot`]: a snapshot of another shape is not restored (the
+/// server ignores it and folds the log). Rises whenever the table's or a game's snapshot
+/// changes shape.
+pub const SNAPSHOT_FORMAT: u32 = 1;
+
+/// A sitting as a snapshot stores it.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SavedSitting {
+    table: TableState,
+    game: Value,
+}
+
 /// When, and after whose move, a batch of entries was recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
@@ -908,6 +923,36 @@ impl Sitting {
         self.rules.apply(decision);
         self.table.game_event_applied();
         self.settle(stamp);
+    }
+
+    /// The sitting as a snapshot (format [`SNAPSHOT_FORMAT`]): the table and the game's own
+    /// snapshot, or `None` for a game that keeps none ([`crate::Game::snapshot`]).
+    pub fn snapshot(&self) -> Option<Value> {
+        // The game's first: most games keep none, and then the table is not copied.
+        let game = self.rules.snapshot()?;
+        let saved = SavedSitting {
+            table: self.table.clone(),
+            game,
+        };
+        serde_json::to_value(saved).ok()
+    }
+
+    /// Puts this sitting, freshly opened for its game ([`Sitting::new`]), in the state
+    /// `snapshot` describes: `false`, changing nothing, when it is not a snapshot of this
+    /// game in format [`SNAPSHOT_FORMAT`] (its seats must be this table's too).
+    pub fn restore(&mut self, snapshot: &Value) -> bool {
+        let Ok(saved) = SavedSitting::deserialize(snapshot) else {
+            return false;
+        };
+        if saved.table.players != self.table.players || saved.table.bots.len() != self.table.players
+        {
+            return false;
+        }
+        if !self.rules.restore(&saved.game) {
+            return false;
+        }
+        self.table = saved.table;
+        true
     }
 
     /// Applies a table event admitted at `at` (see [`Sitting::admit`]).

@@ -19,6 +19,7 @@ use parlour::store::{
     WebhookStore,
 };
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, Purged};
+use parlour::store::{SnapshotRecord, SnapshotStore};
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -432,6 +433,16 @@ impl MatchStore for HeldAppend {
     }
     async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
         self.inner.match_row(id).await
+    }
+}
+
+#[async_trait]
+impl SnapshotStore for HeldAppend {
+    async fn latest_snapshot(&self, game: Uuid) -> Result<Option<SnapshotRecord>, StoreError> {
+        self.inner.latest_snapshot(game).await
+    }
+    async fn save_snapshot(&self, snapshot: &SnapshotRecord) -> Result<(), StoreError> {
+        self.inner.save_snapshot(snapshot).await
     }
 }
 

@@ -261,6 +261,17 @@ impl TestApp {
         spawn_app_on(&self.database_url, self._guard.clone()).await
     }
 
+    /// A second server on the same database with these settings (no rate limits, bots at
+    /// once, as `spawn_app_on`, whatever `settings` says of them).
+    pub async fn restart_with(&self, settings: Settings) -> TestApp {
+        let settings = Settings {
+            rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
+            bot_pace: std::time::Duration::ZERO,
+            ..settings
+        };
+        spawn_app_with(&self.database_url, self._guard.clone(), settings).await
+    }
+
     pub async fn request(
         &self,
         method: Method,

@@ -18,6 +18,7 @@ mod british_birds;
 mod bus;
 mod client;
 mod clocks;
+mod cold;
 mod contract;
 mod conventions;
 mod cors;

@@ -56,12 +56,31 @@ pub struct Snapshot {
     pub games_cached: usize,
     /// Of those, games not over.
     pub games_active: usize,
+    /// What the games held in memory are estimated at, in bytes (`service::cache`).
+    pub cache_bytes: usize,
+    /// The budget they are kept within, in bytes.
+    pub cache_budget_bytes: usize,
+    /// The process's resident memory in bytes (Linux; 0 where it cannot be read).
+    pub resident_bytes: u64,
     /// Store calls that failed.
     pub store_errors: StoreErrorCounts,
     /// Event streams open.
     pub streams_open: usize,
     /// The rate limiter's keys and refusals.
     pub limits: LimiterCounts,
+}
+
+/// The process's resident memory in bytes, from `/proc/self/status` (`VmRSS`): 0 where
+/// there is no such file (not Linux) or it cannot be read.
+pub fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        })
+        .unwrap_or(0)
 }
 
 /// The method as a label: one of the standard methods, or `other`.
@@ -153,6 +172,24 @@ impl Metrics {
             "gauge",
             "Games held in memory that are not over.",
             &[("", count(now.games_active))],
+        );
+        family(
+            "parlour_cache_bytes",
+            "gauge",
+            "What the games held in memory are estimated at, in bytes.",
+            &[("", count(now.cache_bytes))],
+        );
+        family(
+            "parlour_cache_budget_bytes",
+            "gauge",
+            "The estimate the games held in memory are kept within (--cache-budget-mb).",
+            &[("", count(now.cache_budget_bytes))],
+        );
+        family(
+            "parlour_resident_memory_bytes",
+            "gauge",
+            "The process's resident memory (VmRSS); divided by parlour_games_cached, the memory per cached game.",
+            &[("", now.resident_bytes)],
         );
         family(
             "parlour_store_errors_total",
@@ -286,6 +323,9 @@ mod tests {
             "parlour_commit_group_appends_total",
             "parlour_games_cached",
             "parlour_games_active",
+            "parlour_cache_bytes",
+            "parlour_cache_budget_bytes",
+            "parlour_resident_memory_bytes",
             "parlour_store_errors_total",
             "parlour_streams_open",
             "parlour_rate_limited_total",

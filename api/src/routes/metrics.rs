@@ -5,7 +5,7 @@
 
 use actix_web::{get, web, HttpResponse};
 
-use crate::http::metrics::{Metrics, Snapshot, CONTENT_TYPE};
+use crate::http::metrics::{resident_bytes, Metrics, Snapshot, CONTENT_TYPE};
 use crate::http::rate_limit::RateLimiter;
 use crate::limits::StreamGate;
 use crate::service::Parlour;
@@ -20,12 +20,16 @@ pub async fn metrics(
 ) -> HttpResponse {
     let counts = service.counts();
     let (commit_groups, commit_group_appends) = service.commit_groups();
+    let (cache_bytes, cache_budget_bytes) = service.cache_bytes();
     let page = metrics.render(&Snapshot {
         moves_recorded: counts.moves_recorded,
         commit_groups,
         commit_group_appends,
         games_cached: counts.games_cached,
         games_active: counts.games_active,
+        cache_bytes,
+        cache_budget_bytes,
+        resident_bytes: resident_bytes(),
         store_errors: counts.store_errors,
         streams_open: gate.open(),
         limits: limiter.counts(),

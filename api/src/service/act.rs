@@ -161,6 +161,9 @@ impl Parlour {
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
                     let mut view = game_view(loaded, &loaded.sitting, version, caller);
                     view.receipt = Some(self.signer.sign(id, version, &loaded.head_hash));
+                    // After the commit and the answer: the snapshot is written by a task of
+                    // its own, and only every `--snapshot-every` entries.
+                    self.keep_snapshot(loaded);
                     return Ok(Acted {
                         view,
                         replayed: false,

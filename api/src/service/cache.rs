@@ -1,6 +1,50 @@
 //! The games held in memory, and how a cached table keeps up with the log.
+//!
+//! **The budget.** Games are held within a byte budget (`--cache-budget-mb`), each counted at
+//! an estimate of what it holds ([`estimated_bytes`]); when a load takes the total past the
+//! budget, the games used least recently are dropped until it is back under nine tenths of
+//! it. A game in use is never dropped: one whose slot someone holds (a move, a read, a load)
+//! or whose watch channel someone waits on (a long-poll, a stream), so no waiter loses its
+//! wake-ups. A dropped game is rebuilt from the store when next touched; nothing depends on
+//! the cache for being right (every read catches up with the log's head first).
+//!
+//! **Snapshots.** A long game (GOOGLY) loads from its latest snapshot and the entries after it
+//! instead of folding its whole log. A snapshot is trusted only when the entry it was taken
+//! at is in the log with the hash it recorded, under the same rules version and snapshot
+//! format; anything else folds the log, as a game without snapshots always does. They are
+//! written after a commit, outside the move's transaction and after its answer is decided
+//! (`Parlour::keep_snapshot`), at most once every `--snapshot-every` entries.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use parlour_domain::table_events::SNAPSHOT_FORMAT;
 
 use super::*;
+use crate::store::SnapshotRecord;
+
+/// What a cached game costs whatever its length, in bytes: its slot, lock and watch channel,
+/// its creation record, table, seating and clocks, its map entry, and what the allocator
+/// keeps around them. Measured, not derived: `tools/bench-cold.sh` loads 10,000 short GIRL
+/// games into a server with room for all and divides the growth of its resident memory by
+/// their number: 2,120 bytes a game (`docs/performance.md`, "Cold games").
+pub const GAME_BASE_BYTES: usize = 2 * 1024;
+/// What each entry of a cached game's log adds to the estimate, measured the same way on 100
+/// GOOGLY matches of 400 entries (53 KB a match; less the base, about 120 bytes an entry). It is GOOGLY's cost, the game whose table grows with its log (its ball-by-ball
+/// record, and what the allocator keeps after folding it); it overstates the card games,
+/// whose tables do not grow, which errs on the side of the budget.
+pub const ENTRY_BYTES: usize = 112;
+/// The budget when the operator sets none: 512 MiB.
+pub const DEFAULT_CACHE_BUDGET_BYTES: usize = 512 * 1024 * 1024;
+/// How many entries a game's log grows between two snapshots when the operator sets nothing.
+pub const DEFAULT_SNAPSHOT_EVERY: u64 = 256;
+
+/// The estimated bytes a cached game of `version` entries holds: a fixed cost and a little
+/// per entry. Cheap by design (it is taken at every load), and honest by measurement: the
+/// two constants come from the resident memory the server was measured to grow by.
+pub fn estimated_bytes(version: u64) -> usize {
+    let entries = usize::try_from(version).unwrap_or(usize::MAX);
+    GAME_BASE_BYTES.saturating_add(entries.saturating_mul(ENTRY_BYTES))
+}
 
 /// A game held in memory: its table as of `version`, and where its hash chain stands.
 pub(super) struct Loaded {
@@ -9,6 +53,10 @@ pub(super) struct Loaded {
     pub(super) sitting: Sitting,
     pub(super) version: u64,
     pub(super) head_hash: String,
+    /// Whether the game keeps snapshots (its rules give one: GOOGLY).
+    pub(super) keeps_snapshots: bool,
+    /// The version of the latest snapshot stored or being written (0: none).
+    pub(super) snapshot_at: u64,
 }
 
 /// One game's place in memory. The mutex serialises this process's moves on the game; the
@@ -16,6 +64,40 @@ pub(super) struct Loaded {
 pub(super) struct Slot {
     pub(super) game: tokio::sync::Mutex<Option<Loaded>>,
     pub(super) changes: watch::Sender<u64>,
+    /// When the slot was last handed out, on the cache's own clock (`Parlour::ticks`).
+    last_used: AtomicU64,
+    /// The bytes its game is counted at in `Parlour::cached_bytes` (0 while not loaded).
+    bytes: AtomicUsize,
+    /// Whether it was dropped from the cache: its bytes are no longer counted.
+    dropped: AtomicBool,
+}
+
+/// A game restored from a snapshot and the entries after it.
+struct Restored {
+    sitting: Sitting,
+    version: u64,
+    head_hash: String,
+    /// The snapshot's version.
+    snapshot_at: u64,
+}
+
+/// How the cache is kept: its budget, and how often a long game is snapshotted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheSettings {
+    /// The bytes the cached games may be estimated at in all ([`estimated_bytes`]).
+    pub budget_bytes: usize,
+    /// How many entries a game's log grows between two snapshots; 0 turns snapshots off
+    /// (none written, none read: every cold game folds its whole log).
+    pub snapshot_every: u64,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        CacheSettings {
+            budget_bytes: DEFAULT_CACHE_BUDGET_BYTES,
+            snapshot_every: DEFAULT_SNAPSHOT_EVERY,
+        }
+    }
 }
 
 /// Whether a cached table must first catch up with the end of the log.
@@ -30,23 +112,78 @@ pub(super) enum Freshness {
 
 impl Parlour {
     pub(super) fn slot(&self, id: Uuid) -> Arc<Slot> {
+        let now = self.ticks.fetch_add(1, Ordering::Relaxed);
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(slot) = slots.get(&id) {
+            slot.last_used.store(now, Ordering::Relaxed);
             return slot.clone();
-        }
-        if slots.len() >= CACHED_GAMES {
-            // UUIDv7 ids sort by creation time: forget the oldest games first. A forgotten
-            // game is rebuilt from its log when next touched.
-            if let Some(oldest) = slots.keys().min().copied() {
-                slots.remove(&oldest);
-            }
         }
         let slot = Arc::new(Slot {
             game: tokio::sync::Mutex::new(None),
             changes: watch::channel(0).0,
+            last_used: AtomicU64::new(now),
+            bytes: AtomicUsize::new(0),
+            dropped: AtomicBool::new(false),
         });
         slots.insert(id, slot.clone());
         slot
+    }
+
+    /// Counts the slot's game at the estimate for `version` entries.
+    pub(super) fn count_bytes(&self, slot: &Slot, version: u64) {
+        let bytes = estimated_bytes(version);
+        let before = slot.bytes.swap(bytes, Ordering::Relaxed);
+        // A dropped slot is no longer counted (only a holder that was already loading it can
+        // get here after it was dropped, and `forget` drops only slots that hold no game).
+        if before != bytes && !slot.dropped.load(Ordering::Relaxed) {
+            self.cached_bytes.fetch_add(bytes, Ordering::Relaxed);
+            self.cached_bytes.fetch_sub(before, Ordering::Relaxed);
+        }
+    }
+
+    /// Removes a slot from the map's count of bytes (the caller removed it from the map).
+    fn uncount(&self, slot: &Slot) {
+        if !slot.dropped.swap(true, Ordering::Relaxed) {
+            let bytes = slot.bytes.swap(0, Ordering::Relaxed);
+            self.cached_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// Drops the games used least recently until the estimate is back under nine tenths of
+    /// the budget, if it went over. Games in use are kept whatever they cost: a slot someone
+    /// holds (its `Arc` is shared: a move, a read or a load has it; nobody can take a new
+    /// one without the map's lock, held here) or whose changes someone watches.
+    pub(super) fn keep_to_budget(&self) {
+        let budget = self.cache.budget_bytes;
+        if self.cached_bytes.load(Ordering::Relaxed) <= budget {
+            return;
+        }
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        // Down to nine tenths, so that the scan of every slot is paid once per tenth of the
+        // budget loaded, not at every load once the budget is full.
+        let target = budget / 10 * 9;
+        let mut idle: Vec<(u64, Uuid)> = slots
+            .iter()
+            .filter(|(_, slot)| Arc::strong_count(*slot) == 1 && slot.changes.receiver_count() == 0)
+            .map(|(id, slot)| (slot.last_used.load(Ordering::Relaxed), *id))
+            .collect();
+        idle.sort_unstable();
+        for (_, id) in idle {
+            if self.cached_bytes.load(Ordering::Relaxed) <= target {
+                break;
+            }
+            if let Some(slot) = slots.remove(&id) {
+                self.uncount(&slot);
+            }
+        }
+    }
+
+    /// The bytes the cached games are estimated at, and the budget.
+    pub fn cache_bytes(&self) -> (usize, usize) {
+        (
+            self.cached_bytes.load(Ordering::Relaxed),
+            self.cache.budget_bytes,
+        )
     }
 
     /// The game's creation record, read from the store, and the engine it is played with.
@@ -61,8 +198,33 @@ impl Parlour {
     }
 
     pub(super) async fn load(&self, id: Uuid) -> Result<Loaded> {
-        let (record, engine) = self.record_of(id).await?;
+        // The latest snapshot is asked for beside the creation record, not after it, so that
+        // looking costs a cold load no round trip (for a game that keeps none, the probe of
+        // an index finds nothing).
+        let (record, snapshot) = if self.cache.snapshot_every > 0 {
+            let (record, snapshot) =
+                tokio::join!(self.record_of(id), self.store.latest_snapshot(id));
+            (record?, snapshot?)
+        } else {
+            (self.record_of(id).await?, None)
+        };
+        let (record, engine) = record;
         let mut sitting = open_sitting(engine, &record)?;
+        // A fresh table says whether the game keeps snapshots at all.
+        let keeps_snapshots = self.cache.snapshot_every > 0 && sitting.rules.snapshot().is_some();
+        if let (true, Some(snapshot)) = (keeps_snapshots, snapshot) {
+            if let Some(restored) = self.load_from_snapshot(&record, engine, snapshot).await? {
+                return Ok(Loaded {
+                    record: Arc::new(record),
+                    engine,
+                    sitting: restored.sitting,
+                    version: restored.version,
+                    head_hash: restored.head_hash,
+                    keeps_snapshots,
+                    snapshot_at: restored.snapshot_at,
+                });
+            }
+        }
         let events = self.store.events(id, 0, None).await?;
         readable(&events)?;
         fold(&mut sitting, &events)?;
@@ -76,7 +238,102 @@ impl Parlour {
             sitting,
             version: events.len() as u64,
             head_hash,
+            keeps_snapshots,
+            snapshot_at: 0,
         })
+    }
+
+    /// The game from its latest snapshot and the entries after it, if it has a snapshot the
+    /// log vouches for (see the module's documentation); `None` to fold the whole log.
+    async fn load_from_snapshot(
+        &self,
+        record: &GameRecord,
+        engine: &'static dyn Engine,
+        snapshot: SnapshotRecord,
+    ) -> Result<Option<Restored>> {
+        let id = record.id;
+        if snapshot.format != SNAPSHOT_FORMAT
+            || snapshot.rules_version != record.rules_version
+            || snapshot.version == 0
+        {
+            return Ok(None);
+        }
+        // From the entry the snapshot was taken at: its hash is checked, the rest applied.
+        let events = self.store.events(id, snapshot.version - 1, None).await?;
+        let trusted = events
+            .first()
+            .is_some_and(|at| at.seq == snapshot.version && at.hash == snapshot.hash);
+        if !trusted {
+            tracing::warn!(
+                game = %id,
+                version = snapshot.version,
+                "a snapshot disagrees with the log; folding the log instead"
+            );
+            return Ok(None);
+        }
+        let after = &events[1..];
+        readable(after)?;
+        let mut sitting = open_sitting(engine, record)?;
+        let restored = serde_json::from_str::<Value>(&snapshot.state)
+            .ok()
+            .is_some_and(|state| sitting.restore(&state));
+        if !restored || fold(&mut sitting, after).is_err() {
+            tracing::warn!(
+                game = %id,
+                version = snapshot.version,
+                "a snapshot does not restore; folding the log instead"
+            );
+            return Ok(None);
+        }
+        let head_hash = events
+            .last()
+            .map(|last| last.hash.clone())
+            .unwrap_or_default();
+        Ok(Some(Restored {
+            sitting,
+            version: snapshot.version + after.len() as u64,
+            head_hash,
+            snapshot_at: snapshot.version,
+        }))
+    }
+
+    /// Writes a snapshot of the game if its log grew `--snapshot-every` entries past the last
+    /// one: in a task of its own, so nothing waits for it (a move's answer is decided, and
+    /// its commit done, before this is called). Best-effort: one that fails is written again
+    /// after the next `--snapshot-every` entries, and a game without one folds its log.
+    pub(super) fn keep_snapshot(&self, loaded: &mut Loaded) {
+        let every = self.cache.snapshot_every;
+        if !loaded.keeps_snapshots || every == 0 || loaded.version < loaded.snapshot_at + every {
+            return;
+        }
+        loaded.snapshot_at = loaded.version;
+        // The copy is cheap (a GOOGLY table is a few KB); turning it into text is left to
+        // the task, off the game's lock.
+        let sitting = Sitting {
+            rules: loaded.sitting.rules.clone_table(),
+            table: loaded.sitting.table.clone(),
+        };
+        let store = self.store.clone();
+        let (game, version, hash) = (loaded.record.id, loaded.version, loaded.head_hash.clone());
+        let rules_version = loaded.record.rules_version;
+        let at = self.now();
+        tokio::spawn(async move {
+            let Some(state) = sitting.snapshot() else {
+                return;
+            };
+            let snapshot = SnapshotRecord {
+                game,
+                version,
+                hash,
+                rules_version,
+                format: SNAPSHOT_FORMAT,
+                state: state.to_string(),
+                created_at: at,
+            };
+            if let Err(error) = store.save_snapshot(&snapshot).await {
+                tracing::warn!(game = %game, version, %error, "a snapshot was not written");
+            }
+        });
     }
 
     /// Makes sure the slot holds the game, folding its log if it does not.
@@ -89,9 +346,14 @@ impl Parlour {
     ) -> Result<&'a mut Loaded> {
         match guard.take() {
             None => match self.load(id).await {
-                Ok(loaded) => {
+                Ok(mut loaded) => {
                     slot.changes.send_replace(loaded.version);
+                    self.count_bytes(slot, loaded.version);
+                    // A long game folded without a snapshot gets one now, so that its next
+                    // cold load need not fold it again.
+                    self.keep_snapshot(&mut loaded);
                     *guard = Some(loaded);
+                    self.keep_to_budget();
                 }
                 Err(error) => {
                     // Do not keep empty slots for ids that name no game.
@@ -121,6 +383,8 @@ impl Parlour {
                         slot.changes.send_replace(loaded.version);
                     }
                 }
+                // The estimate follows the log's length (a move since the last look included).
+                self.count_bytes(slot, loaded.version);
                 *guard = Some(loaded);
             }
         }
@@ -202,10 +466,14 @@ impl Parlour {
     }
 
     pub(super) fn forget(&self, id: Uuid) {
-        self.slots
+        let removed = self
+            .slots
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id);
+        if let Some(slot) = removed {
+            self.uncount(&slot);
+        }
     }
 }
 

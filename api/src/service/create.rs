@@ -184,6 +184,7 @@ impl Parlour {
         let version = events.len() as u64;
         let head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
         let waiting = sitting.table.waiting();
+        let sitting_keeps_snapshots = sitting.rules.snapshot().is_some();
         let record = Arc::new(record);
         let slot = self.slot(record.id);
         let loaded = Loaded {
@@ -192,9 +193,13 @@ impl Parlour {
             sitting,
             version,
             head_hash: head_hash.clone(),
+            keeps_snapshots: self.cache.snapshot_every > 0 && sitting_keeps_snapshots,
+            snapshot_at: 0,
         };
         self.attend(&loaded).await;
+        self.count_bytes(&slot, version);
         *slot.game.lock().await = Some(loaded);
+        self.keep_to_budget();
         Ok(Founded {
             record,
             version,

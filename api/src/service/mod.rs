@@ -206,14 +206,15 @@ pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 pub use table::IdleSweep;
 pub use vacation::DEFAULT_VACATION_DAYS;
 
-pub use cache::InstanceCounts;
+pub use cache::{
+    estimated_bytes, CacheSettings, InstanceCounts, DEFAULT_CACHE_BUDGET_BYTES,
+    DEFAULT_SNAPSHOT_EVERY, ENTRY_BYTES, GAME_BASE_BYTES,
+};
 use cache::{open_sitting, Freshness, Loaded, Slot};
 use create::Founding;
 use read::game_view;
 use seating::status_of;
 
-/// How many games stay in memory before the least recently created slots are dropped.
-const CACHED_GAMES: usize = 20_000;
 /// How many seat tokens stay in memory.
 const CACHED_TOKENS: usize = 100_000;
 /// How many times a move is re-decided after losing a race to another writer.
@@ -238,6 +239,12 @@ pub struct Parlour {
     /// Signs the receipt of every accepted move.
     signer: Arc<Signer>,
     slots: Mutex<HashMap<Uuid, Arc<Slot>>>,
+    /// The cache's budget and how often long games are snapshotted.
+    cache: CacheSettings,
+    /// What the cached games are estimated at in all (`cache::estimated_bytes`).
+    cached_bytes: std::sync::atomic::AtomicUsize,
+    /// The cache's clock: one tick each time a slot is handed out, for least-recently-used.
+    ticks: std::sync::atomic::AtomicU64,
     tokens: Mutex<HashMap<String, (Uuid, u8)>>,
     /// The most events one game's log may hold.
     max_events: u64,
@@ -461,6 +468,9 @@ impl Parlour {
             committer,
             signer,
             slots: Mutex::new(HashMap::new()),
+            cache: CacheSettings::default(),
+            cached_bytes: std::sync::atomic::AtomicUsize::new(0),
+            ticks: std::sync::atomic::AtomicU64::new(0),
             tokens: Mutex::new(HashMap::new()),
             max_events: crate::limits::MAX_EVENTS_PER_GAME,
             // Bots are part of every table's rules of play, not an option of the deployment.
@@ -577,6 +587,12 @@ impl Parlour {
             }),
             Err(other) => Err(other.into()),
         }
+    }
+
+    /// The same service keeping its cache so (`cache`).
+    pub fn with_cache(mut self, settings: CacheSettings) -> Self {
+        self.cache = settings;
+        self
     }
 
     /// The same service with another cap on events per game (tests use a small one).

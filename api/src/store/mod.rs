@@ -15,6 +15,7 @@ mod housekeeping;
 mod matches;
 mod postgres;
 mod rows;
+mod snapshots;
 mod sqlite;
 mod webhooks;
 
@@ -30,6 +31,7 @@ pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
 pub use matches::{MatchRow, MatchStore};
 pub use postgres::PostgresStore;
+pub use snapshots::{SnapshotRecord, SnapshotStore};
 pub use sqlite::SqliteStore;
 pub use webhooks::{
     AttemptRecord, MessageState, WebhookMessageRecord, WebhookRecord, WebhookStore,
@@ -626,6 +628,7 @@ pub trait EventStore:
     + WebhookStore
     + HousekeepingStore
     + MatchStore
+    + SnapshotStore
 {
 }
 
@@ -640,6 +643,7 @@ impl<
             + WebhookStore
             + HousekeepingStore
             + MatchStore
+            + SnapshotStore
             + ?Sized,
     > EventStore for T
 {

@@ -33,7 +33,7 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite"
 
 /// Takes the write lock at once, so that what the transaction reads (the last position) is
 /// still the last when it writes, and it never fails to upgrade a read lock.
-const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
+pub(super) const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
 /// SQLite in WAL mode with full sync: an acknowledged move survives a crash.
 pub struct SqliteStore {

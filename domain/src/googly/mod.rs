@@ -342,7 +342,7 @@ pub enum MatchResult {
 }
 
 /// One innings: who batted, in what order, against which openers, and its running score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Innings {
     /// The batting side (0 or 1).
     pub batting: u8,
@@ -372,7 +372,7 @@ pub struct Innings {
 
 /// One ball: the batting card, who faced it, who was at the other end, who bowled, and the
 /// bowling card it brought (after a "How's That"). Six bytes, so a whole match is a few KB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Delivery {
     /// The striker (player index of the batting side).
     pub batter: u8,
@@ -406,7 +406,7 @@ impl Delivery {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Phase {
     Toss,
     Elect,
@@ -625,6 +625,126 @@ impl State {
     fn lead(&self) -> i32 {
         let side = self.batting_side();
         i32::from(self.aggregate(side)) - i32::from(self.aggregate(1 - side))
+    }
+}
+
+/// Everything of a [`State`] that the log changes: a snapshot (`Game::snapshot`). The sides
+/// and the rules version are left out because they come from the game's creation record,
+/// which a snapshot is always restored against (`Game::restore`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Saved {
+    phase: Phase,
+    toss: Option<u8>,
+    elected: Option<Choice>,
+    innings: [Innings; 4],
+    innings_count: u8,
+    crease: [u8; 2],
+    striker: u8,
+    next_in: u8,
+    over_balls: u8,
+    overs_done: u16,
+    bowler: Option<u8>,
+    last_bowler: Option<u8>,
+    bowler_before: Option<u8>,
+    appeal: bool,
+    batting_pack: Pack<BATTING_CARDS>,
+    bowling_pack: Pack<BOWLING_CARDS>,
+    deliveries: Vec<Delivery>,
+    match_overs: u16,
+    limit: u16,
+    extra_time: Option<u8>,
+    time_question: Option<[bool; 2]>,
+    follow_on: Option<bool>,
+    shuffles_due: u8,
+    playing_on: u32,
+    keep_playing_on: u32,
+    auto_bowl: u32,
+    accept_defaults: u32,
+    declare_lead: [Option<u16>; 2],
+    result: Option<MatchResult>,
+}
+
+impl Saved {
+    fn of(state: &State) -> Saved {
+        Saved {
+            phase: state.phase,
+            toss: state.toss,
+            elected: state.elected,
+            innings: state.innings,
+            innings_count: state.innings_count,
+            crease: state.crease,
+            striker: state.striker,
+            next_in: state.next_in,
+            over_balls: state.over_balls,
+            overs_done: state.overs_done,
+            bowler: state.bowler,
+            last_bowler: state.last_bowler,
+            bowler_before: state.bowler_before,
+            appeal: state.appeal,
+            batting_pack: state.batting_pack,
+            bowling_pack: state.bowling_pack,
+            deliveries: state.deliveries.clone(),
+            match_overs: state.match_overs,
+            limit: state.limit,
+            extra_time: state.extra_time,
+            time_question: state.time_question,
+            follow_on: state.follow_on,
+            shuffles_due: state.shuffles_due,
+            playing_on: state.playing_on,
+            keep_playing_on: state.keep_playing_on,
+            auto_bowl: state.auto_bowl,
+            accept_defaults: state.accept_defaults,
+            declare_lead: state.declare_lead,
+            result: state.result,
+        }
+    }
+
+    /// The state this describes, for the match (sides, rules) of `fresh`. A snapshot whose
+    /// packs do not fit the match (divided or not) is refused rather than played on.
+    fn onto(self, fresh: &State) -> Option<State> {
+        let divided = fresh.batting_pack.divided();
+        if self.batting_pack.divided() != divided
+            || self.bowling_pack.divided() != divided
+            || !self.batting_pack.accounted_for()
+            || !self.bowling_pack.accounted_for()
+            || usize::from(self.innings_count) > self.innings.len()
+        {
+            return None;
+        }
+        Some(State {
+            game: fresh.game.clone(),
+            rules: fresh.rules,
+            phase: self.phase,
+            toss: self.toss,
+            elected: self.elected,
+            innings: self.innings,
+            innings_count: self.innings_count,
+            crease: self.crease,
+            striker: self.striker,
+            next_in: self.next_in,
+            over_balls: self.over_balls,
+            overs_done: self.overs_done,
+            bowler: self.bowler,
+            last_bowler: self.last_bowler,
+            bowler_before: self.bowler_before,
+            appeal: self.appeal,
+            batting_pack: self.batting_pack,
+            bowling_pack: self.bowling_pack,
+            deliveries: self.deliveries,
+            match_overs: self.match_overs,
+            limit: self.limit,
+            extra_time: self.extra_time,
+            time_question: self.time_question,
+            follow_on: self.follow_on,
+            shuffles_due: self.shuffles_due,
+            playing_on: self.playing_on,
+            keep_playing_on: self.keep_playing_on,
+            auto_bowl: self.auto_bowl,
+            accept_defaults: self.accept_defaults,
+            declare_lead: self.declare_lead,
+            result: self.result,
+        })
     }
 }
 
@@ -2048,6 +2168,16 @@ impl Game for Googly {
             ]
             .into(),
         }
+    }
+
+    // A match runs to a few thousand entries (every ball, appeal and shuffle is one), the
+    // longest logs Parlour keeps: a cold match restores from a snapshot instead of folding them.
+    fn snapshot(state: &State) -> Option<Value> {
+        serde_json::to_value(Saved::of(state)).ok()
+    }
+
+    fn restore(fresh: &State, snapshot: &Value) -> Option<State> {
+        Saved::deserialize(snapshot).ok()?.onto(fresh)
     }
 
     fn check_invariants(state: &State) -> Result<(), String> {

@@ -295,11 +295,48 @@ impl JsonSchema for BowlCard {
 /// the first half of the shuffled order is Batsman No. 1's (or the first end's bowler's) and
 /// the rest the other's; a card is only ever taken from the top of a pile, and played cards
 /// return only at the next shuffle, so this is all the pack's state, with no allocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "PackData", try_from = "PackData")]
 pub struct Pack<const N: usize> {
     order: [u8; N],
     taken: [u8; 2],
     divided: bool,
+}
+
+/// A pack as a snapshot stores it: serde has no arrays of any length `N`, so the order is a
+/// list, and a list of the wrong length is refused when read back.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PackData {
+    order: Vec<u8>,
+    taken: [u8; 2],
+    divided: bool,
+}
+
+impl<const N: usize> From<Pack<N>> for PackData {
+    fn from(pack: Pack<N>) -> PackData {
+        PackData {
+            order: pack.order.to_vec(),
+            taken: pack.taken,
+            divided: pack.divided,
+        }
+    }
+}
+
+impl<const N: usize> TryFrom<PackData> for Pack<N> {
+    type Error = String;
+
+    fn try_from(data: PackData) -> Result<Pack<N>, String> {
+        let order: [u8; N] = data
+            .order
+            .try_into()
+            .map_err(|order: Vec<u8>| format!("a pack of {N} cards, not {}", order.len()))?;
+        Ok(Pack {
+            order,
+            taken: data.taken,
+            divided: data.divided,
+        })
+    }
 }
 
 impl<const N: usize> Pack<N> {
