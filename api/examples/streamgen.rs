@@ -468,10 +468,11 @@ async fn main() -> Result<(), String> {
     show("after every stream closed", &pids, &ports, &after);
     for ((pid, b), a) in pids.iter().zip(&before).zip(&after) {
         println!(
-            "server {pid}: descriptors {} before, {} after ({} more; its Postgres pool keeps up to 32 connections open)",
+            "server {pid}: descriptors {} before, {} after ({} {}; its Postgres pool keeps up to 32 connections open)",
             b.1,
             a.1,
-            a.1 as i64 - b.1 as i64
+            a.1.abs_diff(b.1),
+            if a.1 >= b.1 { "more" } else { "fewer" }
         );
     }
     Ok(())
