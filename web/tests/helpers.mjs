@@ -63,9 +63,18 @@ export function version(page) {
   return page.locator(".table-body").getAttribute("data-version").then(Number);
 }
 
-/** Waits until the page shows a version past `before`. */
+/** Waits until the page shows a version past `before` and has no move of its own on the way:
+ * a bot's move can move the page on while my move is still being sent, and the page that
+ * answer leaves may offer quite different moves. */
 export async function movedPast(page, before) {
-  await page.waitForFunction((v) => Number(document.querySelector(".table-body")?.getAttribute("data-version")) > v, before, { timeout: 15000 });
+  await page.waitForFunction(
+    (v) => {
+      const body = document.querySelector(".table-body");
+      return Number(body?.getAttribute("data-version")) > v && !body?.hasAttribute("data-sending");
+    },
+    before,
+    { timeout: 15000 },
+  );
 }
 
 /** Whether the page offers a move now. */

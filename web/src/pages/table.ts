@@ -335,7 +335,14 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
     if (moved) void loadStory().catch(() => undefined);
   };
 
+  // One move on its way at a time: a second click before the first is answered would be sent
+  // against the same version and refused as stale. `data-sending` lets a watcher (the browser
+  // tests) tell "my move was answered" from "somebody else moved".
+  let sending = false;
   const send = async (move: Move) => {
+    if (sending) return;
+    sending = true;
+    body.dataset.sending = "true";
     status.replaceChildren();
     try {
       const next = await ok(
@@ -347,7 +354,10 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
       accept(next as GameView);
     } catch (error) {
       status.replaceChildren(errorBox(error));
-      if (error instanceof ApiError && error.status === 412) accept(await loadView(id));
+      if (error instanceof ApiError && error.status === 412) accept(await loadView(id).catch(() => view));
+    } finally {
+      sending = false;
+      delete body.dataset.sending;
     }
   };
 
