@@ -589,13 +589,14 @@ impl WebhookStore for HeldAppend {
     }
     async fn record_attempt(
         &self,
+        webhook: Uuid,
         id: &str,
         attempt: &AttemptRecord,
         state: MessageState,
         next_attempt: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         self.inner
-            .record_attempt(id, attempt, state, next_attempt)
+            .record_attempt(webhook, id, attempt, state, next_attempt)
             .await
     }
     async fn reschedule_message(
@@ -617,8 +618,8 @@ impl WebhookStore for HeldAppend {
     ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
         self.inner.messages_of(webhook, before, limit).await
     }
-    async fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
-        self.inner.attempts_of(id).await
+    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
+        self.inner.attempts_of(webhook, id).await
     }
 }
 

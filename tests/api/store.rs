@@ -974,3 +974,172 @@ async fn sqlite_a_database_migrated_with_data_gives_old_rows_positions() {
 async fn postgres_a_database_migrated_with_data_gives_old_rows_positions() {
     a_database_migrated_with_data_gives_old_rows_positions(Backend::Postgres).await;
 }
+
+/// A database migrated up to, not including, the first migration whose name starts with
+/// `stop`, with the SQL `rows` run in it (in one go, before the store migrates it further).
+async fn database_before(
+    backend: Backend,
+    stop: &str,
+    rows: &str,
+) -> (String, Option<Arc<dyn std::any::Any + Send + Sync>>) {
+    let (url, guard) = fresh_database(backend).await;
+    let folder = match backend {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../migrations/{folder}"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(&source)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.as_str() < stop)
+        .collect();
+    names.sort();
+    for name in &names {
+        std::fs::copy(source.join(name), dir.path().join(name)).unwrap();
+    }
+    let migrator = sqlx::migrate::Migrator::new(dir.path()).await.unwrap();
+    match backend {
+        Backend::Sqlite => {
+            let options: sqlx::sqlite::SqliteConnectOptions = url.parse().unwrap();
+            let pool = sqlx::SqlitePool::connect_with(options.create_if_missing(true))
+                .await
+                .unwrap();
+            migrator.run(&pool).await.unwrap();
+            sqlx::raw_sql(rows).execute(&pool).await.unwrap();
+            pool.close().await;
+        }
+        Backend::Postgres => {
+            let pool = sqlx::PgPool::connect(&url).await.unwrap();
+            migrator.run(&pool).await.unwrap();
+            sqlx::raw_sql(rows).execute(&pool).await.unwrap();
+            pool.close().await;
+        }
+    }
+    (url, guard)
+}
+
+async fn webhook_deliveries_come_through_the_migration_that_keys_them_by_their_endpoint(
+    backend: Backend,
+) {
+    use parlour::store::{AttemptRecord, MessageState, WebhookMessageRecord, WebhookStore};
+    let (stop, now) = match backend {
+        Backend::Sqlite => ("0011_", format!("'{}'", store::time_text(&store::now()))),
+        Backend::Postgres => ("0013_", "now()".to_string()),
+    };
+    let account = Uuid::new_v4();
+    let hook = Uuid::new_v4();
+    let rows = format!(
+        "INSERT INTO accounts (id, name, created_at) VALUES ('{account}', 'Ann', {now});
+         INSERT INTO webhooks (id, account_id, url, description, events, enabled, secret, created_at)
+             VALUES ('{hook}', '{account}', 'https://example.com/hook', '', '[]', TRUE, 's', {now});
+         INSERT INTO webhook_messages (id, webhook_id, event_type, payload, created_at, state, attempts, next_attempt)
+             VALUES ('msg_first', '{hook}', 'game.moved', '{{}}', {now}, 'pending', 1, {now}),
+                    ('msg_second', '{hook}', 'game.moved', '{{}}', {now}, 'delivered', 1, {now});
+         INSERT INTO webhook_attempts (message_id, at, status, latency_ms, response)
+             VALUES ('msg_first', {now}, 503, 12, 'busy'), ('msg_second', {now}, 200, 7, 'ok');"
+    );
+    let (url, _guard) = database_before(backend, stop, &rows).await;
+    let migrated = store::connect(&url)
+        .await
+        .expect("the store migrates the webhook tables with rows in them");
+
+    let listed = migrated.messages_of(hook, None, 10).await.unwrap();
+    let ids: Vec<&str> = listed.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["msg_second", "msg_first"], "newest first, order kept");
+    let first = migrated.attempts_of(hook, "msg_first").await.unwrap();
+    assert_eq!(
+        first
+            .iter()
+            .map(|a| (a.status, a.response.as_str()))
+            .collect::<Vec<_>>(),
+        [(Some(503), "busy")],
+        "each old attempt stays with its message"
+    );
+    assert!(
+        migrated
+            .attempts_of(Uuid::new_v4(), "msg_first")
+            .await
+            .unwrap()
+            .is_empty(),
+        "a message is named by its endpoint and its id"
+    );
+
+    // The new key: an attempt is recorded against the endpoint's message, and a fan-out run
+    // again skips what is already there.
+    let attempt = AttemptRecord {
+        at: store::now(),
+        status: Some(200),
+        latency_ms: 5,
+        response: "ok".into(),
+    };
+    migrated
+        .record_attempt(
+            hook,
+            "msg_first",
+            &attempt,
+            MessageState::Delivered,
+            store::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        migrated.attempts_of(hook, "msg_first").await.unwrap().len(),
+        2
+    );
+    let again = WebhookMessageRecord {
+        id: "msg_first".into(),
+        seq: 0,
+        webhook: hook,
+        event_type: "game.moved".into(),
+        payload: "{\"again\":true}".into(),
+        created_at: store::now(),
+        state: MessageState::Pending,
+        attempts: 0,
+        next_attempt: store::now(),
+    };
+    let third = WebhookMessageRecord {
+        id: "msg_third".into(),
+        ..again.clone()
+    };
+    migrated.enqueue_messages(&[again, third]).await.unwrap();
+    let listed = migrated.messages_of(hook, None, 10).await.unwrap();
+    let states: Vec<(&str, MessageState, &str)> = listed
+        .iter()
+        .map(|m| (m.id.as_str(), m.state, m.payload.as_str()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("msg_third", MessageState::Pending, "{\"again\":true}"),
+            ("msg_second", MessageState::Delivered, "{}"),
+            ("msg_first", MessageState::Delivered, "{}"),
+        ]
+    );
+    // Deleting the endpoint still takes its messages and their attempts with it.
+    assert!(migrated.delete_webhook(hook).await.unwrap());
+    assert!(migrated
+        .messages_of(hook, None, 10)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(migrated
+        .attempts_of(hook, "msg_first")
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_webhook_deliveries_come_through_the_migration_that_keys_them_by_their_endpoint() {
+    webhook_deliveries_come_through_the_migration_that_keys_them_by_their_endpoint(Backend::Sqlite)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_webhook_deliveries_come_through_the_migration_that_keys_them_by_their_endpoint() {
+    webhook_deliveries_come_through_the_migration_that_keys_them_by_their_endpoint(
+        Backend::Postgres,
+    )
+    .await;
+}

@@ -467,7 +467,7 @@ impl Parlour {
     }
 
     async fn delivery_dto(&self, message: WebhookMessageRecord) -> Result<Delivery> {
-        let attempts = self.store.attempts_of(&message.id).await?;
+        let attempts = self.store.attempts_of(message.webhook, &message.id).await?;
         Ok(Delivery {
             event_type: WebhookEventType::named(&message.event_type)
                 .unwrap_or(WebhookEventType::WebhookTest),
@@ -687,7 +687,7 @@ impl Parlour {
                 response: sent.response,
             };
             self.store
-                .record_attempt(&message.id, &attempt, state, next)
+                .record_attempt(message.webhook, &message.id, &attempt, state, next)
                 .await?;
             let before = (hook.failing_since, hook.enabled);
             if delivered {

@@ -40,8 +40,9 @@ const PURGE_OUTBOX: &str = "DELETE FROM outbox WHERE (game_id, id) IN \
      (SELECT game_id, id FROM outbox WHERE done_at < $1 LIMIT $2)";
 const PURGE_KEYS: &str = "DELETE FROM idempotency_keys WHERE (game_id, seat, key) IN \
      (SELECT game_id, seat, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
-const PURGE_MESSAGES: &str = "DELETE FROM webhook_messages WHERE id IN \
-     (SELECT id FROM webhook_messages WHERE state <> 'pending' AND created_at < $1 LIMIT $2)";
+const PURGE_MESSAGES: &str = "DELETE FROM webhook_messages WHERE (webhook_id, id) IN \
+     (SELECT webhook_id, id FROM webhook_messages \
+     WHERE state <> 'pending' AND created_at < $1 LIMIT $2)";
 
 /// Each kind's statement with its cutoff, in the order of [`Purged`]'s fields.
 fn statements(cutoffs: &Cutoffs) -> [(&'static str, DateTime<Utc>); 3] {

@@ -125,9 +125,10 @@ pub trait WebhookStore: Send + Sync {
         by: DateTime<Utc>,
         limit: u64,
     ) -> Result<Vec<WebhookMessageRecord>, StoreError>;
-    /// Records an attempt at message `id` and where the message stands after it.
+    /// Records an attempt at message `id` of `webhook` and where the message stands after it.
     async fn record_attempt(
         &self,
+        webhook: Uuid,
         id: &str,
         attempt: &AttemptRecord,
         state: MessageState,
@@ -150,8 +151,8 @@ pub trait WebhookStore: Send + Sync {
         before: Option<i64>,
         limit: u64,
     ) -> Result<Vec<WebhookMessageRecord>, StoreError>;
-    /// Every attempt at message `id`, oldest first.
-    async fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRecord>, StoreError>;
+    /// Every attempt at message `id` of `webhook`, oldest first.
+    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError>;
 }
 
 const WEBHOOK_COLUMNS: &str = "id, account_id, url, description, events, enabled, \
@@ -176,11 +177,13 @@ const DUE_MESSAGES: &str = "SELECT m.id, m.seq, m.webhook_id, m.event_type, m.pa
      WHERE m.state = 'pending' AND m.next_attempt <= $1 AND w.enabled \
      ORDER BY m.seq LIMIT $2";
 
+// A message is named by its endpoint and its id: the tables are keyed by `webhook_id` (Postgres
+// migration 0013), so that they can be distributed by it (docs/distribution.md).
 const RECORD_ATTEMPT: &str = "INSERT INTO webhook_attempts \
-     (message_id, at, status, latency_ms, response) VALUES ($1, $2, $3, $4, $5)";
+     (webhook_id, message_id, at, status, latency_ms, response) VALUES ($1, $2, $3, $4, $5, $6)";
 
-const AFTER_ATTEMPT: &str = "UPDATE webhook_messages SET state = $2, next_attempt = $3, \
-     attempts = attempts + 1 WHERE id = $1";
+const AFTER_ATTEMPT: &str = "UPDATE webhook_messages SET state = $3, next_attempt = $4, \
+     attempts = attempts + 1 WHERE webhook_id = $1 AND id = $2";
 
 const RESCHEDULE: &str = "UPDATE webhook_messages SET state = 'pending', next_attempt = $3 \
      WHERE webhook_id = $1 AND id = $2";
@@ -189,7 +192,7 @@ const FAIL_PENDING: &str =
     "UPDATE webhook_messages SET state = 'failed' WHERE webhook_id = $1 AND state = 'pending'";
 
 const ATTEMPTS_OF: &str = "SELECT at, status, latency_ms, response FROM webhook_attempts \
-     WHERE message_id = $1 ORDER BY id";
+     WHERE webhook_id = $1 AND message_id = $2 ORDER BY id";
 
 fn events_text(events: &[String]) -> String {
     serde_json::to_string(events).unwrap_or_else(|_| "[]".into())
@@ -341,7 +344,7 @@ impl WebhookStore for SqliteStore {
             sqlx::query(
                 "INSERT INTO webhook_messages (id, webhook_id, event_type, payload, created_at, \
                  state, attempts, next_attempt) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) \
-                 ON CONFLICT (id) DO NOTHING",
+                 ON CONFLICT (webhook_id, id) DO NOTHING",
             )
             .bind(&m.id)
             .bind(m.webhook.to_string())
@@ -371,6 +374,7 @@ impl WebhookStore for SqliteStore {
 
     async fn record_attempt(
         &self,
+        webhook: Uuid,
         id: &str,
         attempt: &AttemptRecord,
         state: MessageState,
@@ -378,6 +382,7 @@ impl WebhookStore for SqliteStore {
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(RECORD_ATTEMPT)
+            .bind(webhook.to_string())
             .bind(id)
             .bind(time_text(&attempt.at))
             .bind(attempt.status.map(i64::from))
@@ -386,6 +391,7 @@ impl WebhookStore for SqliteStore {
             .execute(&mut *tx)
             .await?;
         sqlx::query(AFTER_ATTEMPT)
+            .bind(webhook.to_string())
             .bind(id)
             .bind(state.text())
             .bind(time_text(&next_attempt))
@@ -438,8 +444,9 @@ impl WebhookStore for SqliteStore {
         rows.iter().map(message_from_row).collect()
     }
 
-    async fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
+    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
         let rows = sqlx::query(ATTEMPTS_OF)
+            .bind(webhook.to_string())
             .bind(id)
             .fetch_all(&self.pool)
             .await?;
@@ -537,7 +544,7 @@ impl WebhookStore for PostgresStore {
              FROM UNNEST($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], \
              $6::timestamptz[]) WITH ORDINALITY \
              AS m(id, webhook_id, event_type, payload, created_at, next_attempt, n) ORDER BY n \
-             ON CONFLICT (id) DO NOTHING",
+             ON CONFLICT (webhook_id, id) DO NOTHING",
         )
         .bind(messages.iter().map(|m| m.id.clone()).collect::<Vec<_>>())
         .bind(messages.iter().map(|m| m.webhook).collect::<Vec<_>>())
@@ -575,6 +582,7 @@ impl WebhookStore for PostgresStore {
 
     async fn record_attempt(
         &self,
+        webhook: Uuid,
         id: &str,
         attempt: &AttemptRecord,
         state: MessageState,
@@ -582,6 +590,7 @@ impl WebhookStore for PostgresStore {
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(RECORD_ATTEMPT)
+            .bind(webhook)
             .bind(id)
             .bind(attempt.at)
             .bind(attempt.status.map(i32::from))
@@ -590,6 +599,7 @@ impl WebhookStore for PostgresStore {
             .execute(&mut *tx)
             .await?;
         sqlx::query(AFTER_ATTEMPT)
+            .bind(webhook)
             .bind(id)
             .bind(state.text())
             .bind(next_attempt)
@@ -642,8 +652,9 @@ impl WebhookStore for PostgresStore {
         rows.iter().map(message_from_row).collect()
     }
 
-    async fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
+    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
         let rows = sqlx::query(ATTEMPTS_OF)
+            .bind(webhook)
             .bind(id)
             .fetch_all(&self.pool)
             .await?;
@@ -680,6 +691,7 @@ impl<S: EventStore> WebhookStore for Deadline<S> {
     }
     async fn record_attempt(
         &self,
+        webhook: Uuid,
         id: &str,
         attempt: &AttemptRecord,
         state: MessageState,
@@ -687,7 +699,8 @@ impl<S: EventStore> WebhookStore for Deadline<S> {
     ) -> Result<(), StoreError> {
         self.run(
             true,
-            self.inner.record_attempt(id, attempt, state, next_attempt),
+            self.inner
+                .record_attempt(webhook, id, attempt, state, next_attempt),
         )
         .await
     }
@@ -712,7 +725,7 @@ impl<S: EventStore> WebhookStore for Deadline<S> {
         self.run(false, self.inner.messages_of(webhook, before, count))
             .await
     }
-    async fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
-        self.run(false, self.inner.attempts_of(id)).await
+    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
+        self.run(false, self.inner.attempts_of(webhook, id)).await
     }
 }
