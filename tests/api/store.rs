@@ -1022,7 +1022,7 @@ async fn database_before(
 async fn webhook_deliveries_come_through_the_migration_that_keys_them_by_their_endpoint(
     backend: Backend,
 ) {
-    use parlour::store::{AttemptRecord, MessageState, WebhookMessageRecord, WebhookStore};
+    use parlour::store::{AttemptRecord, MessageState, WebhookMessageRecord};
     let (stop, now) = match backend {
         Backend::Sqlite => ("0011_", format!("'{}'", store::time_text(&store::now()))),
         Backend::Postgres => ("0013_", "now()".to_string()),
