@@ -759,6 +759,7 @@ async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend)
     assert_eq!(moved.status(), StatusCode::OK);
     let barrier = girl(&app, &ann, &bea).await;
     relay_past(&service, &receiver, &barrier).await;
+    outbox_drained(&url).await;
     let game: uuid::Uuid = id.parse().unwrap();
     let log = app.all_events(&id, None).await;
     let messages = deliveries(&app, &ann, &hook).await;
@@ -795,6 +796,31 @@ async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend)
         "{audit}"
     );
     running.abort();
+}
+
+/// Waits until every outbox message is done. A fan-out's messages are written, and may be
+/// relayed, before its outbox row is marked done, so hearing of the barrier game does not mean
+/// that its row is done yet.
+async fn outbox_drained(url: &str) {
+    const LEFT: &str = "SELECT COUNT(*) FROM outbox WHERE done_at IS NULL";
+    let sqlite = url.starts_with("sqlite");
+    let (lite, pg) = if sqlite {
+        (Some(sqlx::SqlitePool::connect(url).await.unwrap()), None)
+    } else {
+        (None, Some(sqlx::PgPool::connect(url).await.unwrap()))
+    };
+    for _ in 0..400 {
+        let left: i64 = match (&lite, &pg) {
+            (Some(pool), _) => sqlx::query_scalar(LEFT).fetch_one(pool).await.unwrap(),
+            (_, Some(pool)) => sqlx::query_scalar(LEFT).fetch_one(pool).await.unwrap(),
+            _ => unreachable!(),
+        };
+        if left == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the outbox still has work after 10 s");
 }
 
 /// How many messages the delivery log of `hook` lists.
