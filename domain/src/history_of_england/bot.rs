@@ -22,7 +22,7 @@ use super::{
 };
 use crate::bots::search::{search_remembering, share_of_first, Playouts};
 use crate::bots::{
-    below, choice, fill, kind, seat_at, shuffle, unit, weighted, Level, LevelBot, Rng, Seen,
+    below, choice, fill, kind, seat_at, shuffle, unit, weighted, Budget, Level, LevelBot, Rng, Seen,
 };
 use crate::game::Seat;
 
@@ -38,10 +38,26 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
     }
     let record = table.record();
     let sample = |rng: &mut Rng| table.determinize(rng).map(|state| (state, record.clone()));
-    let budget = bot.budget_for(seen.game());
+    let mut candidates = table.candidates(&steady);
+    if table.open_hands.is_some() {
+        // Face up, the sample is the table itself: her own plan for the hand she ends with
+        // goes first.
+        if let Some(state) = table.determinize(rng) {
+            candidates.insert(0, collect(&state, table.me.0));
+        }
+    }
+    let budget = if table.open_hands.is_some() {
+        // Face up, nothing is hidden and the playouts draw nothing: one sample is the game
+        // itself, and one playout of each candidate to the end says what it leads to.
+        Budget {
+            determinizations: 1,
+            playouts: candidates.len(),
+        }
+    } else {
+        bot.budget_for(seen.game())
+    };
     let chosen =
-        search_remembering::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
-            .unwrap_or(steady);
+        search_remembering::<Playout>(sample, &candidates, table.me, budget, rng).unwrap_or(steady);
     serde_json::to_value(&chosen).ok()
 }
 
@@ -73,6 +89,12 @@ struct Observed {
     places: [Place; PACK_SIZE],
     /// The cards each seat refused since it last drew.
     lacks: Vec<u128>,
+    /// How many cards each seat has taken unseen (drawn from the pool, or forfeited to it
+    /// unseen by this seat): a card it refused can only have come to it among those since.
+    taken: Vec<u32>,
+    /// For each seat and card, `taken` when the seat last refused the card (or asked for it
+    /// and was refused: the asker lacks it too).
+    refused_at: Vec<[Option<u32>; PACK_SIZE]>,
     /// The sets (as masks) each seat asked for a card of: it is collecting them.
     collecting: Vec<u128>,
 }
@@ -146,6 +168,8 @@ impl Observed {
             open_hands: None,
             places: [Place::Unseen; PACK_SIZE],
             lacks: vec![0; players],
+            taken: vec![0; players],
+            refused_at: vec![[None; PACK_SIZE]; players],
             collecting: vec![0; players],
         };
         observed.protected = observed.locals(public.get("protected_crowns"));
@@ -178,6 +202,7 @@ impl Observed {
     fn record(&self) -> Record {
         let mut record = Record {
             series: self.series,
+            me: Some(self.me.0),
             ..Record::default()
         };
         for (slot, place) in record.held.iter_mut().zip(&self.places) {
@@ -232,6 +257,14 @@ impl Observed {
                                 if let Some(lacks) = self.lacks.get_mut(s.index()) {
                                     *lacks |= bit(card);
                                 }
+                                let taken = self.taken.get(s.index()).copied().unwrap_or(0);
+                                if let Some(at) = self
+                                    .refused_at
+                                    .get_mut(s.index())
+                                    .and_then(|r| r.get_mut(usize::from(card)))
+                                {
+                                    *at = Some(taken);
+                                }
                             }
                         }
                     }
@@ -244,6 +277,10 @@ impl Observed {
                         if forfeit.count_ones() == u32::try_from(forfeited).unwrap_or(0) {
                             self.put(forfeit, Place::Hand(seat));
                         } else {
+                            // Cards she did not see reached the asked player's hand.
+                            if let Some(taken) = self.taken.get_mut(seat.index()) {
+                                *taken += u32::try_from(forfeited).unwrap_or(0);
+                            }
                             for place in &mut self.places {
                                 if *place == Place::Hand(asker) && asker != self.me {
                                     *place = Place::Unseen;
@@ -257,6 +294,9 @@ impl Observed {
                 if let Some(seat) = seat_at(event, "seat") {
                     if let Some(lacks) = self.lacks.get_mut(seat.index()) {
                         *lacks = 0;
+                    }
+                    if let Some(taken) = self.taken.get_mut(seat.index()) {
+                        *taken += 1;
                     }
                     if let Some(card) = event.get("card").and_then(|c| self.local(c)) {
                         self.put(bit(card), Place::Hand(seat));
@@ -439,6 +479,27 @@ impl Observed {
         asks.retain(|(_, chance, _)| *chance > 0.0);
         asks.truncate(5);
         moves.extend(asks.into_iter().map(|(_, _, a)| a));
+        // Every honest Crown claim, of every player who may hold the Crown: a won Crown can
+        // never be claimed back, and a Crown held at the end is what lets its holder gather
+        // its set in the open rounds, so these are the asks that decide most games.
+        if self.open_hands.is_none() {
+            let pack = self.pack();
+            let claimable = super::Askable::of(pack, self.hand, self.protected).crowns;
+            for crown in bits(claimable) {
+                let Some([a, b]) = self.honest_show(crown) else {
+                    continue;
+                };
+                for seat in Seat::all(self.players).filter(|s| *s != self.me) {
+                    if self.cards[seat.index()] > 0 && self.chance_held(seat, crown) > 0.0 {
+                        moves.push(Action::Ask {
+                            seat,
+                            card: pack.card(crown),
+                            show: Some(vec![pack.card(a), pack.card(b)]),
+                        });
+                    }
+                }
+            }
+        }
         moves
     }
 
@@ -476,19 +537,30 @@ impl Observed {
             return None;
         }
         shuffle(rng, &mut unseen);
+        // The cards some player refused first, while there is room for them.
         unseen.sort_by_key(|l| {
             Seat::all(players)
-                .filter(|s| self.lacks[s.index()] & bit(*l) != 0)
+                .filter(|s| self.refused_at[s.index()][usize::from(*l)].is_some())
                 .count()
                 == 0
         });
         let mut pool: Vec<u8> = Vec::with_capacity(self.pool);
         for local in unseen {
-            let open: Vec<usize> = Seat::all(players)
-                .filter(|s| room[s.index()] > 0 && self.lacks[s.index()] & bit(local) == 0)
-                .map(|s| s.index())
+            // Each hand's places the card may be in: a player who refused it can hold it only
+            // if it came among the cards she took unseen since (none, if she has not drawn
+            // since), so it goes there far less often than to a hand that never refused it.
+            let places: Vec<(usize, usize)> = Seat::all(players)
+                .filter(|s| *s != self.me)
+                .map(|s| {
+                    let since = self.refused_at[s.index()][usize::from(local)].map(|at| {
+                        let taken = self.taken[s.index()].saturating_sub(at);
+                        usize::try_from(taken).unwrap_or(usize::MAX)
+                    });
+                    (s.index(), places_for(room[s.index()], since))
+                })
+                .filter(|(_, n)| *n > 0)
                 .collect();
-            let open_total: usize = open.iter().map(|s| room[*s]).sum();
+            let open_total: usize = places.iter().map(|(_, n)| *n).sum();
             let pool_open = self.pool - pool.len();
             if open_total + pool_open == 0 {
                 return None;
@@ -498,13 +570,13 @@ impl Observed {
                 pool.push(local);
                 continue;
             }
-            for s in open {
-                if at < room[s] {
+            for (s, n) in places {
+                if at < n {
                     hands[s] |= bit(local);
                     room[s] -= 1;
                     break;
                 }
-                at -= room[s];
+                at -= n;
             }
         }
         let mut pool_cards = [0u8; PACK_SIZE];
@@ -530,6 +602,85 @@ impl Observed {
     }
 }
 
+/// The places of a hand with `room` cards unseen that may hold a card its player refused
+/// `since` cards taken unseen ago (`None`: never refused): a refused card can only be among
+/// the cards taken since.
+fn places_for(room: usize, since: Option<usize>) -> usize {
+    since.map_or(room, |since| room.min(since))
+}
+
+/// A move for `asker` once every hand is face up (every ask of a card's holder is given, so a
+/// turn goes on as long as she has something to ask): it aims at the hand she ends with, since
+/// only completed sets held at the end count. In order: an honest claim of a Crown (the largest
+/// set first: a won Crown can never be claimed back, and it opens its set to her); a card under
+/// a Crown she holds (completing that set); and, with "neither" (which she is again once every
+/// set she holds a Crown of is complete), any card but a Crown: first one of another player's
+/// completed set (the largest first, it costs them its points), then one that makes a pair of a
+/// set whose Crown may still be claimed (so she can claim it next), then one that starts such
+/// a pair, the largest sets first. `default_move` asks for the set nearest completion instead,
+/// and so stalls on a pair whose Crown is won, or leaves other players' sets whole.
+fn collect(state: &State, asker: u8) -> Action {
+    let pack = state.pack();
+    let own = state.hand(asker);
+    let askable = state.askable(asker);
+    let holder =
+        |local: u8| (0..state.players).find(|s| *s != asker && state.hand(*s) & bit(local) != 0);
+    let ask = |local: u8, show: Option<Vec<Card>>| {
+        holder(local).map(|seat| Action::Ask {
+            seat: Seat(seat),
+            card: pack.card(local),
+            show,
+        })
+    };
+    // The open rounds are complete rounds, so the last turn of the game is the last seat's:
+    // whoever takes it with a Crown in hand gathers its set and then, with "neither", breaks
+    // every other. A Crown of that player's is the one to take first.
+    let last = state.players.saturating_sub(1);
+    let lasts = |crown_local: u8| last != asker && state.hand(last) & bit(crown_local) != 0;
+    // (priority, not the last seat's Crown, longest set): the least wins.
+    type Key = (u8, bool, std::cmp::Reverse<u8>);
+    let mut best: Option<(Key, u8, Option<Vec<Card>>)> = None;
+    let mut consider = |key: Key, local: u8, show: Option<Vec<Card>>| {
+        if holder(local).is_none() {
+            return;
+        }
+        if best.as_ref().is_none_or(|(k, _, _)| key < *k) {
+            best = Some((key, local, show));
+        }
+    };
+    for reign in pack.reigns {
+        let set = pack.set(reign);
+        let crown = pack.crown(reign);
+        let crown_local = reign.first - pack.base;
+        let mine = own & set;
+        let key = |rank: u8| (rank, !lasts(crown_local), std::cmp::Reverse(reign.len));
+        if askable.crowns & crown != 0 && mine.count_ones() >= 2 {
+            let show = bits(mine).take(2).map(|l| pack.card(l)).collect();
+            consider(key(0), crown_local, Some(show));
+        }
+        for local in bits(askable.cards & set) {
+            let rank = if !askable.neither {
+                1
+            } else if (0..state.players).any(|s| s != asker && state.hand(s) & set == set) {
+                2
+            } else if state.protected & crown == 0 && own & crown == 0 {
+                if mine.count_ones() == 1 {
+                    3
+                } else {
+                    4
+                }
+            } else {
+                5
+            };
+            consider(key(rank), local, None);
+        }
+    }
+    match best {
+        Some((_, local, show)) => ask(local, show).unwrap_or_else(|| state.default_move(asker)),
+        None => state.default_move(asker),
+    }
+}
+
 fn is_crown(action: &Action) -> bool {
     matches!(action, Action::Ask { show: Some(_), .. })
 }
@@ -540,6 +691,8 @@ fn is_crown(action: &Action) -> bool {
 #[derive(Clone)]
 struct Record {
     series: u8,
+    /// The seat searching, which plays its own open rounds as [`collect`] does.
+    me: Option<u8>,
     held: [Option<u8>; PACK_SIZE],
     lacks: [u128; MAX_PLAYERS],
     collecting: [u128; MAX_PLAYERS],
@@ -549,6 +702,7 @@ impl Default for Record {
     fn default() -> Record {
         Record {
             series: 0,
+            me: None,
             held: [None; PACK_SIZE],
             lacks: [0; MAX_PLAYERS],
             collecting: [0; MAX_PLAYERS],
@@ -583,6 +737,9 @@ impl Record {
     }
 }
 
+/// Cards left in the pool from which `expert`'s playouts are played to the end of the game.
+const ENDGAME_POOL: usize = PACK_SIZE;
+
 /// How `expert` plays on after each candidate.
 struct Playout;
 
@@ -598,12 +755,26 @@ impl Playouts for Playout {
     // sets' progress, so that many more of them fit the same time.
     const PLAYOUT_MOVES: usize = 48;
 
+    // Near the end the game is decided in the open rounds, where a player asks on as long as
+    // she is given (every hand face up, every ask given), and a cut playout's count of sets in
+    // hand says little of who will hold them after: play the playouts to the end instead.
+    fn playout_moves(state: &State) -> usize {
+        if state.pool_left() <= ENDGAME_POOL {
+            usize::MAX
+        } else {
+            Self::PLAYOUT_MOVES
+        }
+    }
+
     /// Playouts play as `steady` does, from the public record and the player's own hand: a
     /// card seen going into a hand is asked of its holder (the set nearest complete first);
     /// else the game's own default card (of the set nearest complete) is asked of a player who
     /// has not refused it, one collecting its set first. Once the hands are face up, the
     /// default asks the holder.
     fn playout_move(state: &State, memo: &Record, seat: Seat, rng: &mut Rng) -> Option<Action> {
+        if state.exposed() && memo.me == Some(seat.0) {
+            return Some(collect(state, seat.0));
+        }
         let mut action = state.default_move(seat.0);
         if state.exposed() {
             return Some(action);
@@ -704,9 +875,35 @@ impl Playouts for Playout {
         }
     }
 
+    // Once every Crown has been won, none can change hands again (a won Crown cannot be
+    // claimed back, and nobody else can ask for a Crown): the game's end is then settled, as
+    // `reward` says.
+    fn settled(state: &State) -> bool {
+        state.pool_left() == 0 && state.protected & state.pack().crowns() == state.pack().crowns()
+    }
+
     fn reward(state: &State, seat: Seat) -> f64 {
         let pack = state.pack();
         let over = matches!(state.stage, Stage::Over);
+        if !over && Self::settled(state) {
+            // The open rounds are complete rounds: the last turn of the game is the last
+            // seat's. Holding a Crown, she asks for the rest of its set (every card is in a
+            // hand, and every hand face up), and then, with "neither", for every card that
+            // is not a Crown: every other set is broken and hers alone are complete. Without
+            // a Crown she has "neither" at once and breaks every set, her own none: nobody wins.
+            let last = state.players.saturating_sub(1);
+            let own = state.hand(last);
+            let points: u32 = pack
+                .reigns
+                .iter()
+                .filter(|reign| own & pack.crown(reign) != 0)
+                .map(|reign| u32::from(reign.len))
+                .sum();
+            let scores: Vec<f64> = (0..state.players)
+                .map(|s| if s == last { f64::from(points) } else { 0.0 })
+                .collect();
+            return share_of_first(&scores, seat, 20.0);
+        }
         let scores: Vec<f64> = (0..state.players)
             .map(|s| {
                 let done = f64::from(state.completed(s).1);
