@@ -1065,6 +1065,77 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_card_fits_only_the_places_taken_since() {
+        assert_eq!(places_for(5, None), 5);
+        assert_eq!(places_for(5, Some(0)), 0);
+        assert_eq!(places_for(5, Some(2)), 2);
+        assert_eq!(places_for(1, Some(4)), 1);
+    }
+
+    #[test]
+    fn samples_keep_every_hand_size_every_seen_card_and_every_refusal() {
+        use rand_core::SeedableRng;
+        let p = pack();
+        // Seat 0 holds William I's Crown and one card of each of six other reigns; the rest of
+        // William I's set lies in the pool. Seat 0 asks seat 2 for one of them (refused) and
+        // draws.
+        let crown = p.reigns[0].first - p.base;
+        let asked = crown + 1;
+        let mut own: Vec<u8> = p.reigns[1..7]
+            .iter()
+            .map(|r| r.first - p.base + 1)
+            .collect();
+        own.insert(0, crown);
+        let set = p.set(&p.reigns[0]);
+        let mut rest = (0..u8::try_from(PACK_SIZE).unwrap())
+            .rev()
+            .filter(|l| set & bit(*l) == 0 && !own.contains(l))
+            .collect::<Vec<u8>>()
+            .into_iter();
+        let mut own = own.into_iter();
+        let first: Vec<u8> = (0..21)
+            .map(|k| {
+                if k % 3 == 0 {
+                    own.next().unwrap()
+                } else {
+                    rest.next().unwrap()
+                }
+            })
+            .collect();
+        let (mut table, mut log) = dealt(&first);
+        act(
+            &mut table,
+            &mut log,
+            0,
+            &json!({"type": "ask", "seat": 2, "card": p.card(asked)}),
+        );
+        let seen = Seen::observe(&HOE, table.as_ref(), Seat(1), &log).unwrap();
+        let observed = Observed::read(&seen).unwrap();
+        let mut rng = Rng::seed_from_u64(7);
+        let mut in_seat_0 = 0;
+        let samples = 2000;
+        for _ in 0..samples {
+            let state = observed.determinize(&mut rng).unwrap();
+            for s in 0..3u8 {
+                let size = usize::try_from(state.hand(s).count_ones()).unwrap();
+                assert_eq!(size, observed.cards[usize::from(s)]);
+            }
+            assert_eq!(state.hand(1), observed.hand);
+            assert_eq!(state.pool_left(), observed.pool);
+            // Seat 2 refused it and has not drawn since.
+            assert_eq!(state.hand(2) & bit(asked), 0);
+            if state.hand(0) & bit(asked) != 0 {
+                in_seat_0 += 1;
+            }
+        }
+        // Seat 0 (the asker) lacked it and has drawn one card since: it is hers only if that
+        // card was it, one chance in the pool's 38 (uniform over her 8 cards and the pool, it
+        // would be about one in six).
+        assert!(in_seat_0 > 0, "never in seat 0's hand");
+        assert!(in_seat_0 * 12 < samples, "{in_seat_0} of {samples}");
+    }
+
+    #[test]
     fn random_backs_a_crown_it_can_with_the_cards_of_its_set() {
         let p = pack();
         let william = p.reigns[0];
