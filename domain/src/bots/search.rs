@@ -45,13 +45,6 @@ pub(crate) trait Playouts {
     /// an unfinished game): by default the whole game.
     const PLAYOUT_MOVES: usize = PLAYOUT_LIMIT;
 
-    /// The most moves a playout from `state` (the sample, the candidate just played) plays
-    /// before it is scored as it stands: by default [`Playouts::PLAYOUT_MOVES`], whatever the
-    /// state. A game whose end is near may play its playouts out to the end.
-    fn playout_moves(_state: &<Self::G as Game>::State) -> usize {
-        Self::PLAYOUT_MOVES
-    }
-
     /// Whether `state`'s result is already settled, though play goes on: the playout stops
     /// there and `reward` judges it. By default only a finished game is.
     fn settled(_state: &<Self::G as Game>::State) -> bool {
@@ -205,7 +198,7 @@ fn playout<S: Playouts>(
         S::remember(&mut memo, event);
         state = <S::G as Game>::evolve(state, event);
     }
-    for _ in 0..S::playout_moves(&state).min(PLAYOUT_LIMIT) {
+    for _ in 0..S::PLAYOUT_MOVES.min(PLAYOUT_LIMIT) {
         played += 1;
         if <S::G as Game>::outcome(&state).is_some() || S::settled(&state) {
             break;

@@ -11,8 +11,12 @@
 //!   it is nearest to completing ("the object of the game is to complete as many sets as
 //!   possible"), from the player known (or likeliest) to hold them, and only honest Crown asks.
 //!   Once "all hands are exposed" it asks the holder directly.
-//! - `expert` searches ([`crate::bots::search`]) the honest asks (one target per card) over
-//!   samples of the hidden hands and the pool.
+//! - `expert` searches ([`crate::bots::search`]) the honest asks (one target per card, and
+//!   every honest Crown claim of every player who may hold the Crown) over samples of the
+//!   hidden hands and the pool, each playout played on until every Crown is won. Face up it
+//!   plays for the hand it ends with ([`collect`]), searching the one state the table shows.
+//!   Between bots the game is decided in the open rounds: the last seat takes the last turn,
+//!   and holding a won Crown she gathers its set and breaks every other.
 
 use serde_json::Value;
 
@@ -737,9 +741,6 @@ impl Record {
     }
 }
 
-/// Cards left in the pool from which `expert`'s playouts are played to the end of the game.
-const ENDGAME_POOL: usize = PACK_SIZE;
-
 /// How `expert` plays on after each candidate.
 struct Playout;
 
@@ -750,27 +751,11 @@ impl Playouts for Playout {
     // About a fifth of a second of playouts at the moves' usual cost in a release build.
     const MOVE_CAP: usize = 100_000;
 
-    // A game runs to hundreds of asks, and one ask's effect on the final count is lost in the
-    // noise of a whole game: playouts stop after a few rounds of asks and are scored by the
-    // sets' progress, so that many more of them fit the same time.
-    const PLAYOUT_MOVES: usize = 48;
-
-    // Near the end the game is decided in the open rounds, where a player asks on as long as
-    // she is given (every hand face up, every ask given), and a cut playout's count of sets in
-    // hand says little of who will hold them after: play the playouts to the end instead.
-    fn playout_moves(state: &State) -> usize {
-        if state.pool_left() <= ENDGAME_POOL {
-            usize::MAX
-        } else {
-            Self::PLAYOUT_MOVES
-        }
-    }
-
     /// Playouts play as `steady` does, from the public record and the player's own hand: a
     /// card seen going into a hand is asked of its holder (the set nearest complete first);
     /// else the game's own default card (of the set nearest complete) is asked of a player who
     /// has not refused it, one collecting its set first. Once the hands are face up, the
-    /// default asks the holder.
+    /// default asks the holder, and the searching seat plays as [`collect`] does.
     fn playout_move(state: &State, memo: &Record, seat: Seat, rng: &mut Rng) -> Option<Action> {
         if state.exposed() && memo.me == Some(seat.0) {
             return Some(collect(state, seat.0));
@@ -875,9 +860,13 @@ impl Playouts for Playout {
         }
     }
 
-    // Once every Crown has been won, none can change hands again (a won Crown cannot be
-    // claimed back, and nobody else can ask for a Crown): the game's end is then settled, as
-    // `reward` says.
+    // Playouts are played on until every Crown is won, not cut after a few rounds of asks and
+    // scored by the sets in hand: the game is decided in the open rounds, and sets held before
+    // them say little of who wins (cut after 48 moves, the search measured no stronger than
+    // `steady`). Once every Crown has been won, none can change hands again (a won Crown
+    // cannot be claimed back, and nobody else can ask for a Crown): the end is then settled,
+    // as `reward` says, and the playout stops there, long before the open rounds' hundreds
+    // of asks are played.
     fn settled(state: &State) -> bool {
         state.pool_left() == 0 && state.protected & state.pack().crowns() == state.pack().crowns()
     }
@@ -910,7 +899,8 @@ impl Playouts for Playout {
                 if over {
                     return done;
                 }
-                // A playout cut short: each set not yet complete counts for the share of it
+                // A playout cut short (by the guard on its length): each set not yet complete
+                // counts for the share of it
                 // held, squared (two cards of four are a quarter of the way, not half: the
                 // last cards are the hardest to get), and half of that.
                 let own = state.hand(s);
