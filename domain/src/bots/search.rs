@@ -46,7 +46,7 @@ pub(crate) trait Playouts {
     const PLAYOUT_MOVES: usize = PLAYOUT_LIMIT;
 
     /// Whether `state`'s result is already settled, though play goes on: the playout stops
-    /// there and `reward` judges it. By default only a finished game is.
+    /// there and `reward` judges it. By default never (a finished game ends a playout anyway).
     fn settled(_state: &<Self::G as Game>::State) -> bool {
         false
     }
