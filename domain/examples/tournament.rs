@@ -12,7 +12,8 @@
 //!
 //! Options: `--games N` per pairing (default 100); `--game ID` to play one game only;
 //! `--budget D,P` for expert's determinizations and playouts per determinization (by default
-//! each game's own, `Budget::default_for`); `--seed S`.
+//! each game's own, `Budget::default_for`); `--seed S`; `--stronger LEVEL` to play only the
+//! pairings whose stronger level is LEVEL (`--stronger expert`: expert vs steady alone).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -78,6 +79,7 @@ struct Args {
     game: Option<String>,
     budget: Option<Budget>,
     seed: u64,
+    stronger: Option<Level>,
 }
 
 fn args() -> Result<Args, String> {
@@ -86,6 +88,7 @@ fn args() -> Result<Args, String> {
         game: None,
         budget: None,
         seed: 0,
+        stronger: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -93,6 +96,7 @@ fn args() -> Result<Args, String> {
         match flag.as_str() {
             "--games" => args.games = value.parse().map_err(|e| format!("--games: {e}"))?,
             "--game" => args.game = Some(value),
+            "--stronger" => args.stronger = Some(value.parse().map_err(|e| format!("{e}"))?),
             "--seed" => args.seed = value.parse().map_err(|e| format!("--seed: {e}"))?,
             "--budget" => {
                 let (d, p) = value
@@ -130,6 +134,7 @@ fn main() {
         if table.searched {
             pairings.push((Level::Expert, Level::Steady));
         }
+        pairings.retain(|(strong, _)| args.stronger.is_none_or(|s| s == *strong));
         for (strong, weak) in pairings {
             match pairing(&table, strong, weak, &args, &mut clocks) {
                 Ok(shares) => {

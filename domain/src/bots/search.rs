@@ -45,6 +45,12 @@ pub(crate) trait Playouts {
     /// an unfinished game): by default the whole game.
     const PLAYOUT_MOVES: usize = PLAYOUT_LIMIT;
 
+    /// Whether `state`'s result is already settled, though play goes on: the playout stops
+    /// there and `reward` judges it. By default never (a finished game ends a playout anyway).
+    fn settled(_state: &<Self::G as Game>::State) -> bool {
+        false
+    }
+
     /// Notes a playout's `event` in `memo`.
     fn remember(_memo: &mut Self::Memo, _event: &<Self::G as Game>::Event) {}
 
@@ -194,7 +200,7 @@ fn playout<S: Playouts>(
     }
     for _ in 0..S::PLAYOUT_MOVES.min(PLAYOUT_LIMIT) {
         played += 1;
-        if <S::G as Game>::outcome(&state).is_some() {
+        if <S::G as Game>::outcome(&state).is_some() || S::settled(&state) {
             break;
         }
         let to_act = <S::G as Game>::to_act(&state);

@@ -11,8 +11,12 @@
 //!   it is nearest to completing ("the object of the game is to complete as many sets as
 //!   possible"), from the player known (or likeliest) to hold them, and only honest Crown asks.
 //!   Once "all hands are exposed" it asks the holder directly.
-//! - `expert` searches ([`crate::bots::search`]) the honest asks (one target per card) over
-//!   samples of the hidden hands and the pool.
+//! - `expert` searches ([`crate::bots::search`]) the honest asks (one target per card, and
+//!   every honest Crown claim of every player who may hold the Crown) over samples of the
+//!   hidden hands and the pool, each playout played on until every Crown is won. Face up it
+//!   plays for the hand it ends with ([`collect`]), searching the one state the table shows.
+//!   Between bots the game is decided in the open rounds: the last seat takes the last turn,
+//!   and holding a won Crown she gathers its set and breaks every other.
 
 use serde_json::Value;
 
@@ -22,7 +26,7 @@ use super::{
 };
 use crate::bots::search::{search_remembering, share_of_first, Playouts};
 use crate::bots::{
-    below, choice, fill, kind, seat_at, shuffle, unit, weighted, Level, LevelBot, Rng, Seen,
+    below, choice, fill, kind, seat_at, shuffle, unit, weighted, Budget, Level, LevelBot, Rng, Seen,
 };
 use crate::game::Seat;
 
@@ -38,10 +42,26 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
     }
     let record = table.record();
     let sample = |rng: &mut Rng| table.determinize(rng).map(|state| (state, record.clone()));
-    let budget = bot.budget_for(seen.game());
+    let mut candidates = table.candidates(&steady);
+    if table.open_hands.is_some() {
+        // Face up, the sample is the table itself: her own plan for the hand she ends with
+        // goes first.
+        if let Some(state) = table.determinize(rng) {
+            candidates.insert(0, collect(&state, table.me.0));
+        }
+    }
+    let budget = if table.open_hands.is_some() {
+        // Face up, nothing is hidden and the playouts draw nothing: one sample is the game
+        // itself, and one playout of each candidate to the end says what it leads to.
+        Budget {
+            determinizations: 1,
+            playouts: candidates.len(),
+        }
+    } else {
+        bot.budget_for(seen.game())
+    };
     let chosen =
-        search_remembering::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
-            .unwrap_or(steady);
+        search_remembering::<Playout>(sample, &candidates, table.me, budget, rng).unwrap_or(steady);
     serde_json::to_value(&chosen).ok()
 }
 
@@ -73,6 +93,12 @@ struct Observed {
     places: [Place; PACK_SIZE],
     /// The cards each seat refused since it last drew.
     lacks: Vec<u128>,
+    /// How many cards each seat has taken unseen (drawn from the pool, or forfeited to it
+    /// unseen by this seat): a card it refused can only have come to it among those since.
+    taken: Vec<u32>,
+    /// For each seat and card, `taken` when the seat last refused the card (or asked for it
+    /// and was refused: the asker lacks it too).
+    refused_at: Vec<[Option<u32>; PACK_SIZE]>,
     /// The sets (as masks) each seat asked for a card of: it is collecting them.
     collecting: Vec<u128>,
 }
@@ -146,6 +172,8 @@ impl Observed {
             open_hands: None,
             places: [Place::Unseen; PACK_SIZE],
             lacks: vec![0; players],
+            taken: vec![0; players],
+            refused_at: vec![[None; PACK_SIZE]; players],
             collecting: vec![0; players],
         };
         observed.protected = observed.locals(public.get("protected_crowns"));
@@ -178,6 +206,7 @@ impl Observed {
     fn record(&self) -> Record {
         let mut record = Record {
             series: self.series,
+            me: Some(self.me.0),
             ..Record::default()
         };
         for (slot, place) in record.held.iter_mut().zip(&self.places) {
@@ -232,6 +261,14 @@ impl Observed {
                                 if let Some(lacks) = self.lacks.get_mut(s.index()) {
                                     *lacks |= bit(card);
                                 }
+                                let taken = self.taken.get(s.index()).copied().unwrap_or(0);
+                                if let Some(at) = self
+                                    .refused_at
+                                    .get_mut(s.index())
+                                    .and_then(|r| r.get_mut(usize::from(card)))
+                                {
+                                    *at = Some(taken);
+                                }
                             }
                         }
                     }
@@ -244,6 +281,10 @@ impl Observed {
                         if forfeit.count_ones() == u32::try_from(forfeited).unwrap_or(0) {
                             self.put(forfeit, Place::Hand(seat));
                         } else {
+                            // Cards she did not see reached the asked player's hand.
+                            if let Some(taken) = self.taken.get_mut(seat.index()) {
+                                *taken += u32::try_from(forfeited).unwrap_or(0);
+                            }
                             for place in &mut self.places {
                                 if *place == Place::Hand(asker) && asker != self.me {
                                     *place = Place::Unseen;
@@ -257,6 +298,9 @@ impl Observed {
                 if let Some(seat) = seat_at(event, "seat") {
                     if let Some(lacks) = self.lacks.get_mut(seat.index()) {
                         *lacks = 0;
+                    }
+                    if let Some(taken) = self.taken.get_mut(seat.index()) {
+                        *taken += 1;
                     }
                     if let Some(card) = event.get("card").and_then(|c| self.local(c)) {
                         self.put(bit(card), Place::Hand(seat));
@@ -439,6 +483,27 @@ impl Observed {
         asks.retain(|(_, chance, _)| *chance > 0.0);
         asks.truncate(5);
         moves.extend(asks.into_iter().map(|(_, _, a)| a));
+        // Every honest Crown claim, of every player who may hold the Crown: a won Crown can
+        // never be claimed back, and a Crown held at the end is what lets its holder gather
+        // its set in the open rounds, so these are the asks that decide most games.
+        if self.open_hands.is_none() {
+            let pack = self.pack();
+            let claimable = super::Askable::of(pack, self.hand, self.protected).crowns;
+            for crown in bits(claimable) {
+                let Some([a, b]) = self.honest_show(crown) else {
+                    continue;
+                };
+                for seat in Seat::all(self.players).filter(|s| *s != self.me) {
+                    if self.cards[seat.index()] > 0 && self.chance_held(seat, crown) > 0.0 {
+                        moves.push(Action::Ask {
+                            seat,
+                            card: pack.card(crown),
+                            show: Some(vec![pack.card(a), pack.card(b)]),
+                        });
+                    }
+                }
+            }
+        }
         moves
     }
 
@@ -476,19 +541,30 @@ impl Observed {
             return None;
         }
         shuffle(rng, &mut unseen);
+        // The cards some player refused first, while there is room for them.
         unseen.sort_by_key(|l| {
             Seat::all(players)
-                .filter(|s| self.lacks[s.index()] & bit(*l) != 0)
+                .filter(|s| self.refused_at[s.index()][usize::from(*l)].is_some())
                 .count()
                 == 0
         });
         let mut pool: Vec<u8> = Vec::with_capacity(self.pool);
         for local in unseen {
-            let open: Vec<usize> = Seat::all(players)
-                .filter(|s| room[s.index()] > 0 && self.lacks[s.index()] & bit(local) == 0)
-                .map(|s| s.index())
+            // Each hand's places the card may be in: a player who refused it can hold it only
+            // if it came among the cards she took unseen since (none, if she has not drawn
+            // since), so it goes there far less often than to a hand that never refused it.
+            let places: Vec<(usize, usize)> = Seat::all(players)
+                .filter(|s| *s != self.me)
+                .map(|s| {
+                    let since = self.refused_at[s.index()][usize::from(local)].map(|at| {
+                        let taken = self.taken[s.index()].saturating_sub(at);
+                        usize::try_from(taken).unwrap_or(usize::MAX)
+                    });
+                    (s.index(), places_for(room[s.index()], since))
+                })
+                .filter(|(_, n)| *n > 0)
                 .collect();
-            let open_total: usize = open.iter().map(|s| room[*s]).sum();
+            let open_total: usize = places.iter().map(|(_, n)| *n).sum();
             let pool_open = self.pool - pool.len();
             if open_total + pool_open == 0 {
                 return None;
@@ -498,13 +574,13 @@ impl Observed {
                 pool.push(local);
                 continue;
             }
-            for s in open {
-                if at < room[s] {
+            for (s, n) in places {
+                if at < n {
                     hands[s] |= bit(local);
                     room[s] -= 1;
                     break;
                 }
-                at -= room[s];
+                at -= n;
             }
         }
         let mut pool_cards = [0u8; PACK_SIZE];
@@ -530,6 +606,85 @@ impl Observed {
     }
 }
 
+/// The places of a hand with `room` cards unseen that may hold a card its player refused
+/// `since` cards taken unseen ago (`None`: never refused): a refused card can only be among
+/// the cards taken since.
+fn places_for(room: usize, since: Option<usize>) -> usize {
+    since.map_or(room, |since| room.min(since))
+}
+
+/// A move for `asker` once every hand is face up (every ask of a card's holder is given, so a
+/// turn goes on as long as she has something to ask): it aims at the hand she ends with, since
+/// only completed sets held at the end count. In order: an honest claim of a Crown (the largest
+/// set first: a won Crown can never be claimed back, and it opens its set to her); a card under
+/// a Crown she holds (completing that set); and, with "neither" (which she is again once every
+/// set she holds a Crown of is complete), any card but a Crown: first one of another player's
+/// completed set (the largest first, it costs them its points), then one that makes a pair of a
+/// set whose Crown may still be claimed (so she can claim it next), then one that starts such
+/// a pair, the largest sets first. `default_move` asks for the set nearest completion instead,
+/// and so stalls on a pair whose Crown is won, or leaves other players' sets whole.
+fn collect(state: &State, asker: u8) -> Action {
+    let pack = state.pack();
+    let own = state.hand(asker);
+    let askable = state.askable(asker);
+    let holder =
+        |local: u8| (0..state.players).find(|s| *s != asker && state.hand(*s) & bit(local) != 0);
+    let ask = |local: u8, show: Option<Vec<Card>>| {
+        holder(local).map(|seat| Action::Ask {
+            seat: Seat(seat),
+            card: pack.card(local),
+            show,
+        })
+    };
+    // The open rounds are complete rounds, so the last turn of the game is the last seat's:
+    // whoever takes it with a Crown in hand gathers its set and then, with "neither", breaks
+    // every other. A Crown of that player's is the one to take first.
+    let last = state.players.saturating_sub(1);
+    let lasts = |crown_local: u8| last != asker && state.hand(last) & bit(crown_local) != 0;
+    // (priority, not the last seat's Crown, longest set): the least wins.
+    type Key = (u8, bool, std::cmp::Reverse<u8>);
+    let mut best: Option<(Key, u8, Option<Vec<Card>>)> = None;
+    let mut consider = |key: Key, local: u8, show: Option<Vec<Card>>| {
+        if holder(local).is_none() {
+            return;
+        }
+        if best.as_ref().is_none_or(|(k, _, _)| key < *k) {
+            best = Some((key, local, show));
+        }
+    };
+    for reign in pack.reigns {
+        let set = pack.set(reign);
+        let crown = pack.crown(reign);
+        let crown_local = reign.first - pack.base;
+        let mine = own & set;
+        let key = |rank: u8| (rank, !lasts(crown_local), std::cmp::Reverse(reign.len));
+        if askable.crowns & crown != 0 && mine.count_ones() >= 2 {
+            let show = bits(mine).take(2).map(|l| pack.card(l)).collect();
+            consider(key(0), crown_local, Some(show));
+        }
+        for local in bits(askable.cards & set) {
+            let rank = if !askable.neither {
+                1
+            } else if (0..state.players).any(|s| s != asker && state.hand(s) & set == set) {
+                2
+            } else if state.protected & crown == 0 && own & crown == 0 {
+                if mine.count_ones() == 1 {
+                    3
+                } else {
+                    4
+                }
+            } else {
+                5
+            };
+            consider(key(rank), local, None);
+        }
+    }
+    match best {
+        Some((_, local, show)) => ask(local, show).unwrap_or_else(|| state.default_move(asker)),
+        None => state.default_move(asker),
+    }
+}
+
 fn is_crown(action: &Action) -> bool {
     matches!(action, Action::Ask { show: Some(_), .. })
 }
@@ -540,6 +695,8 @@ fn is_crown(action: &Action) -> bool {
 #[derive(Clone)]
 struct Record {
     series: u8,
+    /// The seat searching, which plays its own open rounds as [`collect`] does.
+    me: Option<u8>,
     held: [Option<u8>; PACK_SIZE],
     lacks: [u128; MAX_PLAYERS],
     collecting: [u128; MAX_PLAYERS],
@@ -549,6 +706,7 @@ impl Default for Record {
     fn default() -> Record {
         Record {
             series: 0,
+            me: None,
             held: [None; PACK_SIZE],
             lacks: [0; MAX_PLAYERS],
             collecting: [0; MAX_PLAYERS],
@@ -593,17 +751,15 @@ impl Playouts for Playout {
     // About a fifth of a second of playouts at the moves' usual cost in a release build.
     const MOVE_CAP: usize = 100_000;
 
-    // A game runs to hundreds of asks, and one ask's effect on the final count is lost in the
-    // noise of a whole game: playouts stop after a few rounds of asks and are scored by the
-    // sets' progress, so that many more of them fit the same time.
-    const PLAYOUT_MOVES: usize = 48;
-
     /// Playouts play as `steady` does, from the public record and the player's own hand: a
     /// card seen going into a hand is asked of its holder (the set nearest complete first);
     /// else the game's own default card (of the set nearest complete) is asked of a player who
     /// has not refused it, one collecting its set first. Once the hands are face up, the
-    /// default asks the holder.
+    /// default asks the holder, and the searching seat plays as [`collect`] does.
     fn playout_move(state: &State, memo: &Record, seat: Seat, rng: &mut Rng) -> Option<Action> {
+        if state.exposed() && memo.me == Some(seat.0) {
+            return Some(collect(state, seat.0));
+        }
         let mut action = state.default_move(seat.0);
         if state.exposed() {
             return Some(action);
@@ -704,16 +860,47 @@ impl Playouts for Playout {
         }
     }
 
+    // Playouts are played on until every Crown is won, not cut after a few rounds of asks and
+    // scored by the sets in hand: the game is decided in the open rounds, and sets held before
+    // them say little of who wins (cut after 48 moves, the search measured no stronger than
+    // `steady`). Once every Crown has been won, none can change hands again (a won Crown
+    // cannot be claimed back, and nobody else can ask for a Crown): the end is then settled,
+    // as `reward` says, and the playout stops there, long before the open rounds' hundreds
+    // of asks are played.
+    fn settled(state: &State) -> bool {
+        state.pool_left() == 0 && state.protected & state.pack().crowns() == state.pack().crowns()
+    }
+
     fn reward(state: &State, seat: Seat) -> f64 {
         let pack = state.pack();
         let over = matches!(state.stage, Stage::Over);
+        if !over && Self::settled(state) {
+            // The open rounds are complete rounds: the last turn of the game is the last
+            // seat's. Holding a Crown, she asks for the rest of its set (every card is in a
+            // hand, and every hand face up), and then, with "neither", for every card that
+            // is not a Crown: every other set is broken and hers alone are complete. Without
+            // a Crown she has "neither" at once and breaks every set, her own none: nobody wins.
+            let last = state.players.saturating_sub(1);
+            let own = state.hand(last);
+            let points: u32 = pack
+                .reigns
+                .iter()
+                .filter(|reign| own & pack.crown(reign) != 0)
+                .map(|reign| u32::from(reign.len))
+                .sum();
+            let scores: Vec<f64> = (0..state.players)
+                .map(|s| if s == last { f64::from(points) } else { 0.0 })
+                .collect();
+            return share_of_first(&scores, seat, 20.0);
+        }
         let scores: Vec<f64> = (0..state.players)
             .map(|s| {
                 let done = f64::from(state.completed(s).1);
                 if over {
                     return done;
                 }
-                // A playout cut short: each set not yet complete counts for the share of it
+                // A playout cut short (by the guard on its length): each set not yet complete
+                // counts for the share of it
                 // held, squared (two cards of four are a quarter of the way, not half: the
                 // last cards are the hardest to get), and half of that.
                 let own = state.hand(s);
@@ -865,6 +1052,77 @@ mod tests {
         // Seat 1 wants the rest of its set: seat 2 is known to lack set[3] and seat 0 is known
         // to be collecting the set, so it asks seat 0.
         assert_eq!(action["seat"], json!(0), "{action}");
+    }
+
+    #[test]
+    fn a_refused_card_fits_only_the_places_taken_since() {
+        assert_eq!(places_for(5, None), 5);
+        assert_eq!(places_for(5, Some(0)), 0);
+        assert_eq!(places_for(5, Some(2)), 2);
+        assert_eq!(places_for(1, Some(4)), 1);
+    }
+
+    #[test]
+    fn samples_keep_every_hand_size_every_seen_card_and_every_refusal() {
+        use rand_core::SeedableRng;
+        let p = pack();
+        // Seat 0 holds William I's Crown and one card of each of six other reigns; the rest of
+        // William I's set lies in the pool. Seat 0 asks seat 2 for one of them (refused) and
+        // draws.
+        let crown = p.reigns[0].first - p.base;
+        let asked = crown + 1;
+        let mut own: Vec<u8> = p.reigns[1..7]
+            .iter()
+            .map(|r| r.first - p.base + 1)
+            .collect();
+        own.insert(0, crown);
+        let set = p.set(&p.reigns[0]);
+        let mut rest = (0..u8::try_from(PACK_SIZE).unwrap())
+            .rev()
+            .filter(|l| set & bit(*l) == 0 && !own.contains(l))
+            .collect::<Vec<u8>>()
+            .into_iter();
+        let mut own = own.into_iter();
+        let first: Vec<u8> = (0..21)
+            .map(|k| {
+                if k % 3 == 0 {
+                    own.next().unwrap()
+                } else {
+                    rest.next().unwrap()
+                }
+            })
+            .collect();
+        let (mut table, mut log) = dealt(&first);
+        act(
+            &mut table,
+            &mut log,
+            0,
+            &json!({"type": "ask", "seat": 2, "card": p.card(asked)}),
+        );
+        let seen = Seen::observe(&HOE, table.as_ref(), Seat(1), &log).unwrap();
+        let observed = Observed::read(&seen).unwrap();
+        let mut rng = Rng::seed_from_u64(7);
+        let mut in_seat_0 = 0;
+        let samples = 2000;
+        for _ in 0..samples {
+            let state = observed.determinize(&mut rng).unwrap();
+            for s in 0..3u8 {
+                let size = usize::try_from(state.hand(s).count_ones()).unwrap();
+                assert_eq!(size, observed.cards[usize::from(s)]);
+            }
+            assert_eq!(state.hand(1), observed.hand);
+            assert_eq!(state.pool_left(), observed.pool);
+            // Seat 2 refused it and has not drawn since.
+            assert_eq!(state.hand(2) & bit(asked), 0);
+            if state.hand(0) & bit(asked) != 0 {
+                in_seat_0 += 1;
+            }
+        }
+        // Seat 0 (the asker) lacked it and has drawn one card since: it is hers only if that
+        // card was it, one chance in the pool's 38 (uniform over her 8 cards and the pool, it
+        // would be about one in six).
+        assert!(in_seat_0 > 0, "never in seat 0's hand");
+        assert!(in_seat_0 * 12 < samples, "{in_seat_0} of {samples}");
     }
 
     #[test]
