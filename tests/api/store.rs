@@ -832,89 +832,31 @@ async fn database_of_today(
     Option<Arc<dyn std::any::Any + Send + Sync>>,
     Vec<(Uuid, u64)>,
 ) {
-    let (url, guard) = fresh_database(backend).await;
-    let folder = match backend {
-        Backend::Sqlite => "sqlite",
-        Backend::Postgres => "postgres",
-    };
-    let dir = tempfile::tempdir().unwrap();
-    for name in ["0001_event_store.sql", "0002_chain_format_2.sql"] {
-        let source =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../migrations/{folder}/{name}"));
-        std::fs::copy(source, dir.path().join(name)).unwrap();
-    }
-    let migrator = sqlx::migrate::Migrator::new(dir.path()).await.unwrap();
     let games: Vec<(Uuid, u64)> = vec![(Uuid::new_v4(), 3), (Uuid::new_v4(), 2)];
-    let game_sql = "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version) \
-                    VALUES ($1, 'girl', '[{\"name\":\"A\"},{\"name\":\"B\"}]', '{}', $2, 'c', $3, 2, $2, 1)";
-    let event_sql = "INSERT INTO events (game_id, seq, type, actor, data, command, at, prev_hash, hash, sealed) \
-                     VALUES ($1, $2, 'note', NULL, '{}', NULL, $3, 'p', 'h', NULL)";
-    let head_sql = "INSERT INTO game_heads (game_id, version, head_hash) VALUES ($1, $2, 'h')";
-    let at = store::time_text(&store::now());
-    match backend {
-        Backend::Sqlite => {
-            let options: sqlx::sqlite::SqliteConnectOptions = url.parse().unwrap();
-            let pool = sqlx::SqlitePool::connect_with(options.create_if_missing(true))
-                .await
-                .unwrap();
-            migrator.run(&pool).await.unwrap();
-            for (id, length) in &games {
-                sqlx::query(game_sql)
-                    .bind(id.to_string())
-                    .bind(vec![7u8; 32])
-                    .bind(&at)
-                    .execute(&pool)
-                    .await
-                    .unwrap();
-                for seq in 1..=*length {
-                    sqlx::query(event_sql)
-                        .bind(id.to_string())
-                        .bind(seq as i64)
-                        .bind(&at)
-                        .execute(&pool)
-                        .await
-                        .unwrap();
-                }
-                sqlx::query(head_sql)
-                    .bind(id.to_string())
-                    .bind(*length as i64)
-                    .execute(&pool)
-                    .await
-                    .unwrap();
-            }
-            pool.close().await;
+    let (bytes, at) = match backend {
+        Backend::Sqlite => (
+            format!("X'{}'", "07".repeat(32)),
+            format!("'{}'", store::time_text(&store::now())),
+        ),
+        Backend::Postgres => (format!("'\\x{}'::bytea", "07".repeat(32)), "now()".into()),
+    };
+    let mut rows = String::new();
+    for (id, length) in &games {
+        rows += &format!(
+            "INSERT INTO games (id, game, players, options, seed, seed_commitment, created_at, chain, salt, rules_version) \
+             VALUES ('{id}', 'girl', '[{{\"name\":\"A\"}},{{\"name\":\"B\"}}]', '{{}}', {bytes}, 'c', {at}, 2, {bytes}, 1);\n"
+        );
+        for seq in 1..=*length {
+            rows += &format!(
+                "INSERT INTO events (game_id, seq, type, actor, data, command, at, prev_hash, hash, sealed) \
+                 VALUES ('{id}', {seq}, 'note', NULL, '{{}}', NULL, {at}, 'p', 'h', NULL);\n"
+            );
         }
-        Backend::Postgres => {
-            let pool = sqlx::PgPool::connect(&url).await.unwrap();
-            migrator.run(&pool).await.unwrap();
-            let at = store::now();
-            for (id, length) in &games {
-                sqlx::query(game_sql)
-                    .bind(id)
-                    .bind(vec![7u8; 32])
-                    .bind(at)
-                    .execute(&pool)
-                    .await
-                    .unwrap();
-                for seq in 1..=*length {
-                    sqlx::query(event_sql)
-                        .bind(id)
-                        .bind(seq as i64)
-                        .bind(at)
-                        .execute(&pool)
-                        .await
-                        .unwrap();
-                }
-                sqlx::query(head_sql)
-                    .bind(id)
-                    .bind(*length as i64)
-                    .execute(&pool)
-                    .await
-                    .unwrap();
-            }
-            pool.close().await;
-        }
+        rows += &format!(
+            "INSERT INTO game_heads (game_id, version, head_hash) VALUES ('{id}', {length}, 'h');\n"
+        );
     }
+    let (url, guard) = database_before(backend, "0003_", &rows).await;
     (url, guard, games)
 }
 
