@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::helpers::{assert_problem, spawn_app, Backend, TestApp};
+use crate::helpers::{assert_problem, new_account, spawn_app, Backend, TestApp};
 use crate::on_both_backends;
 
 const SEED: &str = "4242424242424242424242424242424242424242424242424242424242424242";
@@ -358,7 +358,102 @@ async fn an_oversized_body_is_413_and_a_body_that_is_not_json_is_415(app: TestAp
     assert_eq!(res.status(), StatusCode::OK);
 }
 
+/// Texts no path parameter names: a NUL (which Postgres refuses in `text`, so a value that
+/// reached a query answered 500), other control characters, bytes that are not UTF-8, and
+/// lengths no id has.
+const HOSTILE: [&str; 6] = ["a%00b", "msg_%00", "%0A", "%FF%FE", "..%2F..", "%E2%80%AE"];
+
+async fn every_path_parameter_is_parsed_and_refused_before_any_query(app: TestApp) {
+    let ann = new_account(&app, "Ann").await;
+    let (status, hosted) = app
+        .post(
+            "/v1/me/games",
+            Some(&ann),
+            &json!({"game": "girl", "seats": [{"kind": "me"}, {"kind": "anyone"}]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hosted}");
+    let game = hosted["id"].as_str().unwrap().to_string();
+    let (status, created) = app
+        .post(
+            "/v1/webhooks",
+            Some(&ann),
+            // A public address by its literal (nothing is resolved), never sent to: the test
+            // finishes no game.
+            &json!({"url": "https://93.184.216.34/hook", "events": ["game.finished"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let webhook = created["webhook"]["id"].as_str().unwrap().to_string();
+    // What each parameter is when it is not the one under attack: ids the account owns, so
+    // that the request gets as far as it can.
+    let real = |path: &str, name: &str| -> String {
+        match name {
+            "id" if path.starts_with("/v1/webhooks") => webhook.clone(),
+            "id" if path.starts_with("/v1/matches") => uuid::Uuid::now_v7().to_string(),
+            "id" => game.clone(),
+            "seat" => "1".into(),
+            "game" => "girl".into(),
+            "format" => "cricsheet".into(),
+            "delivery" => "msg_0123456789abcdef0123456789".into(),
+            "token_id" => uuid::Uuid::now_v7().to_string(),
+            other => panic!("a path parameter the test does not know: {other}"),
+        }
+    };
+    let (_, document) = app.get("/openapi.json", None).await;
+    let mut tried = 0;
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        let names: Vec<&str> = path
+            .split('/')
+            .filter_map(|part| part.strip_prefix('{')?.strip_suffix('}'))
+            .collect();
+        for method in operations.as_object().unwrap().keys() {
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            for attacked in &names {
+                for hostile in HOSTILE {
+                    let target = names.iter().fold(path.clone(), |target, name| {
+                        let value = if name == attacked {
+                            hostile.to_string()
+                        } else {
+                            real(path, name)
+                        };
+                        target.replace(&format!("{{{name}}}"), &value)
+                    });
+                    let mut req = app
+                        .client
+                        .request(method.clone(), format!("{}{target}", app.address))
+                        .bearer_auth(&ann);
+                    if method != Method::GET && method != Method::DELETE {
+                        req = req.json(&json!({}));
+                    }
+                    let res = req.send().await.unwrap();
+                    let status = res.status();
+                    let content_type = res
+                        .headers()
+                        .get("content-type")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or_default()
+                        .to_string();
+                    let body = res.text().await.unwrap();
+                    assert!(
+                        status.is_client_error() && content_type == "application/problem+json",
+                        "{method} {target}: {status} {content_type} {body}"
+                    );
+                    tried += 1;
+                }
+            }
+        }
+    }
+    assert!(tried > 100, "only {tried} requests were tried");
+    // And the webhook's delivery log, which a NUL once reached, is still whole.
+    let (status, _) = app
+        .get(&format!("/v1/webhooks/{webhook}/deliveries"), Some(&ann))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
 on_both_backends!(
+    every_path_parameter_is_parsed_and_refused_before_any_query,
     unknown_fields_are_refused_with_the_field_named_and_nothing_is_stored,
     a_control_character_anywhere_in_a_body_is_refused_and_the_field_named,
     names_are_kept_trimmed_and_must_be_1_to_64_characters,

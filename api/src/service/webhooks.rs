@@ -155,6 +155,17 @@ fn event_type_of(notice: NoticeKind) -> Option<WebhookEventType> {
 }
 
 /// A message's id from what it tells of: the same however often it is made.
+/// Whether `text` has the shape of a message id the server writes (`message_id` and the
+/// test message's): `msg_` and 26 lowercase hexadecimal digits.
+fn is_message_id(text: &str) -> bool {
+    text.strip_prefix("msg_").is_some_and(|digits| {
+        digits.len() == 26
+            && digits
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
 fn message_id(webhook: Uuid, game: Uuid, version: u64, event: WebhookEventType) -> String {
     let digest = Sha256::digest(format!("{webhook}/{game}/{version}/{}", event.name()));
     format!("msg_{}", &hex::encode(digest)[..26])
@@ -488,6 +499,14 @@ impl Parlour {
         delivery: &str,
     ) -> Result<Delivery> {
         self.own_webhook(caller, id).await?;
+        // Only an id of the shape the server writes reaches the store: any other text (a NUL,
+        // which Postgres refuses in `text`, or anything longer) names no message anyway.
+        if !is_message_id(delivery) {
+            let quoted: String = delivery.chars().take(40).collect();
+            return Err(ServiceError::WebhookNotFound(format!(
+                "{id}/deliveries/{quoted:?}"
+            )));
+        }
         let message = self
             .store
             .reschedule_message(id, delivery, self.now())
@@ -823,6 +842,34 @@ mod tests {
             None
         );
         assert_eq!(retry_delay(0), None);
+    }
+
+    #[test]
+    fn only_ids_of_the_shape_the_server_writes_name_a_message() {
+        let told = message_id(
+            Uuid::from_u128(1),
+            Uuid::from_u128(2),
+            7,
+            WebhookEventType::GameYourTurn,
+        );
+        assert!(is_message_id(&told));
+        assert!(is_message_id(&format!(
+            "msg_{}",
+            hex::encode([0xab_u8; 13])
+        )));
+        for other in [
+            "",
+            "msg_",
+            "msg_\0",
+            "msg_0123456789abcdef012345678\0",
+            "msg_0123456789ABCDEF0123456789",
+            "msg_0123456789abcdef01234567890",
+            "msg_0123456789abcdef012345678",
+            "MSG_0123456789abcdef0123456789",
+            "msg_0123456789abcdef012345678é",
+        ] {
+            assert!(!is_message_id(other), "{other:?}");
+        }
     }
 
     #[test]
