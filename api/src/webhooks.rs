@@ -275,9 +275,12 @@ pub async fn resolve(
     Ok(addresses)
 }
 
-/// Whether `ip` is an address on the public internet: not loopback, private, link-local,
-/// shared (carrier-grade NAT), unspecified, broadcast, multicast or documentation, in either
-/// family (an IPv4 address mapped into IPv6 is judged as IPv4).
+/// Whether `ip` is an address on the public internet, judged against IANA's special-purpose
+/// registries (RFC 6890 and its updates): IPv4 minus every special-purpose block; IPv6 only
+/// within global unicast (2000::/3) and outside every special-purpose block there, so that no
+/// form that embeds or reaches an IPv4 address (6to4, Teredo, NAT64, IPv4-compatible or
+/// -translated) is judged by its IPv6 form. An IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`,
+/// which a dual-stack socket reaches over IPv4) is judged as that IPv4 address.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
@@ -289,7 +292,7 @@ pub fn is_public(ip: IpAddr) -> bool {
 }
 
 fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
+    let [a, b, c, _] = ip.octets();
     !(ip.is_loopback()
         || ip.is_private()
         || ip.is_link_local()
@@ -297,26 +300,31 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
         || ip.is_broadcast()
         || ip.is_multicast()
         || ip.is_documentation()
-        // 0.0.0.0/8, 100.64.0.0/10 (shared), 192.0.0.0/24 (protocol assignments),
-        // 198.18.0.0/15 (benchmarking), 240.0.0.0/4 (reserved).
+        // 0.0.0.0/8 ("this network"), 100.64.0.0/10 (shared), 192.0.0.0/24 (protocol
+        // assignments), 192.88.99.0/24 (the old 6to4 relay anycast), 198.18.0.0/15
+        // (benchmarking), 240.0.0.0/4 (reserved).
         || a == 0
         || (a == 100 && (64..128).contains(&b))
-        || (a == 192 && b == 0 && ip.octets()[2] == 0)
+        || (a == 192 && b == 0 && c == 0)
+        || (a == 192 && b == 88 && c == 99)
         || (a == 198 && (b == 18 || b == 19))
         || a >= 240)
 }
 
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
-    !(ip.is_loopback()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        // fc00::/7 unique local, fe80::/10 link-local, 2001:db8::/32 documentation,
-        // 64:ff9b::/96 NAT64 (which would reach IPv4 on the other side).
-        || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80
-        || (first == 0x2001 && ip.segments()[1] == 0x0db8)
-        || (first == 0x0064 && ip.segments()[1] == 0xff9b))
+    let [first, second, ..] = ip.segments();
+    // Global unicast is 2000::/3; everything outside it (loopback, unspecified, IPv4-compatible
+    // and -translated forms, 64:ff9b::/96 and 64:ff9b:1::/48 NAT64, 100::/64 discard, 5f00::/16
+    // SRv6, unique local fc00::/7, link-local fe80::/10, multicast ff00::/8) is refused whole.
+    let global_unicast = (first & 0xe000) == 0x2000;
+    global_unicast
+        // 2001::/23 IETF protocol assignments, Teredo (2001::/32, which carries an IPv4
+        // address) among them; 2001:db8::/32 documentation; 2002::/16 6to4 (likewise);
+        // 3fff::/20 documentation.
+        && !(first == 0x2001 && second < 0x0200)
+        && !(first == 0x2001 && second == 0x0db8)
+        && first != 0x2002
+        && !(first == 0x3fff && second < 0x1000)
 }
 
 #[cfg(test)]
@@ -435,10 +443,39 @@ mod tests {
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
             "64:ff9b::7f00:1",
+            // The attack's list: forms that embed or reach an IPv4 address, and the other
+            // special-purpose ranges.
+            "2002:7f00:1::1",
+            "2002:a00:1::",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
+            "2001::1",
+            "2001:2::1",
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "::8.8.8.8",
+            "::ffff:0:127.0.0.1",
+            "::ffff:0:8.8.8.8",
+            "100::1",
+            "64:ff9b:1::a00:1",
+            "5f00::1",
+            "3fff::1",
+            "2001:db8::1",
+            "ff02::1",
+            "192.88.99.1",
+            "198.51.100.7",
+            "255.255.255.255",
+            "224.0.0.1",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
-        for public in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"] {
+        for public in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "2606:4700:4700::1111",
+            "2a00:1450:4001:80b::200e",
+            "::ffff:1.1.1.1",
+            "2001:4860:4860::8888",
+        ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }
     }

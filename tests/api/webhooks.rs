@@ -121,6 +121,20 @@ async fn instance(
     Arc<Parlour>,
     tokio::task::JoinHandle<std::io::Result<()>>,
 ) {
+    instance_allowing(url, clock, relay, true).await
+}
+
+/// As [`instance`], saying whether private addresses may be sent to.
+async fn instance_allowing(
+    url: &str,
+    clock: Arc<ManualClock>,
+    relay: bool,
+    allow_private: bool,
+) -> (
+    TestApp,
+    Arc<Parlour>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
     parlour::telemetry::init_for_tests();
     let settings = Settings {
         rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
@@ -131,7 +145,7 @@ async fn instance(
             ..parlour::workers::OutboxSettings::default()
         },
         webhooks: WebhookSettings {
-            allow_private: true,
+            allow_private,
             timeout: Duration::from_secs(1),
             relay,
             ..WebhookSettings::default()
@@ -976,6 +990,41 @@ async fn bad_registrations_are_refused_and_nobody_else_sees_an_endpoint(h: Hooke
     h.running.abort();
 }
 
+/// Destinations are checked again at every attempt, after the name is resolved: an endpoint
+/// registered when its address was allowed, sent to by an instance where it is not (as when a
+/// name comes to resolve to a private address), gets nothing, and the attempt says why.
+async fn a_destination_that_is_no_longer_public_is_refused_at_the_attempt(h: Hooked) {
+    let (receiver, url) = receiver();
+    let ann = account(&h.app, "Ann").await;
+    let (hook, _) = register(&h.app, &ann, &url, &["game.your_turn"]).await;
+    let (strict, strict_service, strict_running) =
+        instance_allowing(&h.url, h.clock.clone(), false, false).await;
+    let res = strict
+        .request(
+            Method::POST,
+            &format!("/v1/webhooks/{hook}/test"),
+            Some(&ann),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    strict_service.relay_webhooks().await.unwrap();
+    assert!(receiver.received.lock().unwrap().is_empty());
+    let (_, page) = strict
+        .get(&format!("/v1/webhooks/{hook}/deliveries"), Some(&ann))
+        .await;
+    let attempt = &page["deliveries"][0]["attempts"][0];
+    assert_eq!(attempt["status"], Value::Null, "{page}");
+    assert!(
+        attempt["response"]
+            .as_str()
+            .is_some_and(|r| r.contains("public addresses only")),
+        "{page}"
+    );
+    strict_running.abort();
+    h.running.abort();
+}
+
 /// A server that does not allow private addresses refuses them, by literal and by name.
 async fn private_addresses_are_refused_unless_the_operator_allows_them(backend: Backend) {
     let app = crate::helpers::spawn_app(backend).await;
@@ -986,7 +1035,10 @@ async fn private_addresses_are_refused_unless_the_operator_allows_them(backend: 
         "http://[::1]:9/hooks",
         "http://169.254.169.254/latest",
         "http://10.0.0.1/hooks",
-    ] {
+    ]
+    .into_iter()
+    .chain(SPECIAL_PURPOSE_IPV6)
+    {
         let res = app
             .request(
                 Method::POST,
@@ -1000,10 +1052,51 @@ async fn private_addresses_are_refused_unless_the_operator_allows_them(backend: 
         assert!(
             problem["detail"].as_str().unwrap().contains("address")
                 || problem["detail"].as_str().unwrap().contains("resolve"),
-            "{problem}"
+            "{url}: {problem}"
         );
     }
+    // A public endpoint cannot be moved onto one of them either.
+    let (status, created) = app
+        .post(
+            "/v1/webhooks",
+            Some(&ann),
+            &json!({"url": "https://93.184.216.34/hooks", "events": ["game.your_turn"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let hook = created["webhook"]["id"].as_str().unwrap().to_string();
+    for url in SPECIAL_PURPOSE_IPV6 {
+        let res = app
+            .request(
+                Method::PATCH,
+                &format!("/v1/webhooks/{hook}"),
+                Some(&ann),
+                Some(&json!({ "url": url })),
+            )
+            .await;
+        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "invalid-webhook").await;
+    }
+    let (_, shown) = app.get(&format!("/v1/webhooks/{hook}"), Some(&ann)).await;
+    assert_eq!(
+        shown["url"],
+        json!("https://93.184.216.34/hooks"),
+        "{shown}"
+    );
 }
+
+/// IPv6 forms that embed or reach an IPv4 address (here a loopback or private one), and the
+/// other special-purpose IPv6 ranges: once accepted as public.
+const SPECIAL_PURPOSE_IPV6: [&str; 9] = [
+    "http://[2002:7f00:1::1]:9/hooks", // 6to4 of 127.0.0.1
+    "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", // Teredo
+    "http://[::127.0.0.1]:9/hooks",    // IPv4-compatible
+    "http://[::ffff:0:127.0.0.1]:9/hooks", // IPv4-translated
+    "http://[100::1]/hooks",           // discard-only
+    "http://[64:ff9b:1::a00:1]/hooks", // local-use NAT64 of 10.0.0.1
+    "http://[2001:2::1]/hooks",        // benchmarking
+    "http://[3fff::1]/hooks",          // documentation
+    "http://[fd12::1]/hooks",          // unique local
+];
 
 macro_rules! hooked_on_both_backends {
     ($($name:ident),* $(,)?) => {
@@ -1053,6 +1146,7 @@ hooked_on_both_backends!(
     games_differing_only_in_a_hidden_lay_send_the_same_messages,
     two_relaying_instances_send_each_message_once,
     the_end_of_a_match_is_sent_as_match_finished_with_its_standings,
+    a_destination_that_is_no_longer_public_is_refused_at_the_attempt,
 );
 
 async fn the_end_of_a_match_is_sent_as_match_finished_with_its_standings(h: Hooked) {
