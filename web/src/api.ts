@@ -47,6 +47,40 @@ export async function ok<T>(
   return data as T;
 }
 
+/** Whether `error` says the stored token is no good: the server answered 401 (unknown or
+ * revoked). Nothing else is: a 503 during a database blip, a refused connection or a 429 says
+ * nothing about the token, and signing out on one would lose a device's only key to its
+ * account. */
+export function tokenRefused(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 401;
+}
+
+/** Calls `request` until it answers, retrying with back-off (1 s doubling to 30 s) while the
+ * server cannot be reached or fails, and telling `waiting` each time; a refusal the server
+ * means (any 4xx but 408 and 429) is thrown at once. */
+export async function persistently<T>(
+  request: () => Promise<T>,
+  waiting: (retryInSeconds: number, error: unknown) => void,
+  signal: AbortSignal,
+): Promise<T> {
+  let pause = 1000;
+  for (;;) {
+    try {
+      return await request();
+    } catch (error) {
+      const meant = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+      if (meant || signal.aborted) throw error;
+      waiting(pause / 1000, error);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (signal.aborted) throw error;
+      pause = Math.min(pause * 2, 30000);
+    }
+  }
+}
+
 const catalogue = new Map<string, Promise<CatalogGame>>();
 
 /** One game's catalogue entry with its cards, fetched once per page load. */
@@ -76,6 +110,9 @@ export async function follow(
       if (withToken && token) headers.authorization = `Bearer ${token}`;
       if (lastId) headers["last-event-id"] = lastId;
       const response = await fetch(path, { headers, signal });
+      // A token the server no longer knows (revoked on another device) gets nothing more
+      // by asking again.
+      if (response.status === 401) return;
       if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
       pause = 500;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -98,3 +98,34 @@ test("a match hosted in the lobby is played deal after deal against a bot, each 
   const inbox = await asPlayer(ann, "GET", "/v1/me/games");
   assert.ok(inbox.games.every((game) => game.deal_of?.match === matchId), JSON.stringify(inbox));
 });
+
+test("a server that cannot be reached keeps the device signed in and is asked again until it answers; only a 401 signs out", async () => {
+  const ann = await join(browser, "Nan");
+  const token = await ann.evaluate(() => localStorage.getItem("parlour.token"));
+  // The database blips: /v1/me answers 503 twice, then the connection is refused once.
+  let failures = 0;
+  await ann.route("**/v1/me", async (route) => {
+    failures += 1;
+    if (failures <= 2) {
+      await route.fulfill({ status: 503, contentType: "application/problem+json", body: JSON.stringify({ type: "/problems/unavailable", title: "Unavailable", status: 503 }) });
+    } else if (failures === 3) {
+      await route.abort("connectionrefused");
+    } else {
+      await route.continue();
+    }
+  });
+  await ann.goto(`${BASE}/play`);
+  await ann.locator("[data-reaching]").waitFor();
+  assert.match(await ann.locator("[data-reaching]").textContent(), /Can’t reach the server; trying again/);
+  assert.equal(await ann.evaluate(() => localStorage.getItem("parlour.token")), token);
+  await ann.getByRole("heading", { name: "Nan’s games" }).waitFor();
+  assert.equal(failures, 4);
+  assert.equal(await ann.locator("[data-reaching]").count(), 0);
+  assert.equal(await ann.evaluate(() => localStorage.getItem("parlour.token")), token);
+  await ann.unroute("**/v1/me");
+  // A token the server says it does not know is let go.
+  await ann.evaluate(() => localStorage.setItem("parlour.token", "pt_not-a-token-the-server-knows"));
+  await ann.goto(`${BASE}/play`);
+  await ann.getByRole("heading", { name: "Play classic British card games" }).waitFor();
+  assert.equal(await ann.evaluate(() => localStorage.getItem("parlour.token")), null);
+});

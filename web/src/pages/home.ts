@@ -1,7 +1,7 @@
 /** My games: the inbox, most urgent first, kept live by the account's stream. The tab's
  * title and (if allowed) a browser notification say when it is my move. */
 
-import { api, follow, ok, type InboxGame } from "../api";
+import { api, follow, ok, persistently, tokenRefused, type InboxGame } from "../api";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
@@ -57,13 +57,27 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
     h("p", null, h("a", { href: "/play/new", "data-link": true, class: "button" }, "New game"), " ", notifyButton()),
     list,
   );
+  const reaching = h("p", { class: "notice", role: "status", "data-reaching": true });
   try {
-    const me = await ok(api.GET("/v1/me"));
+    const me = await persistently(
+      () => ok(api.GET("/v1/me")),
+      (seconds) => {
+        reaching.textContent = `Can’t reach the server; trying again in ${seconds} s…`;
+        if (!reaching.isConnected) main.prepend(reaching);
+      },
+      signal,
+    );
+    reaching.remove();
     greeting.textContent = `${me.account.name}’s games`;
   } catch (error) {
-    main.prepend(errorBox(error));
-    session.signOut();
-    navigate("/play/welcome", true);
+    reaching.remove();
+    // Only the server saying the token is unknown or revoked signs this device out.
+    if (tokenRefused(error)) {
+      session.signOut();
+      navigate("/play/welcome", true);
+    } else if (!signal.aborted) {
+      main.prepend(errorBox(error));
+    }
     return;
   }
   const load = async () => {
