@@ -24,7 +24,28 @@ export class ApiError extends Error {
 
 export const api = createClient<paths>({ baseUrl: location.origin });
 
+/** How far the server's clock is ahead of this device's, in milliseconds, from the `Date`
+ * header of the latest answer: a countdown runs on the server's time, since a deadline is the
+ * server's, and a phone's clock may be minutes off. */
+let serverAhead = 0;
+
+/** The time now as the server tells it. */
+export function serverNow(): number {
+  return Date.now() + serverAhead;
+}
+
+/** Learns the server's time from an answer's `Date` (whole seconds: its half-second middle is
+ * the best guess). */
+export function heardFromServer(response: Response): void {
+  const date = Date.parse(response.headers.get("date") ?? "");
+  if (Number.isFinite(date)) serverAhead = date + 500 - Date.now();
+}
+
 api.use({
+  onResponse({ response }) {
+    heardFromServer(response);
+    return response;
+  },
   onRequest({ request }) {
     const token = session.token();
     if (token && !request.headers.has("authorization")) {
@@ -114,6 +135,7 @@ export async function follow(
       // by asking again.
       if (response.status === 401) return;
       if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
+      heardFromServer(response);
       pause = 500;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";

@@ -10,6 +10,7 @@ import { tablePage } from "./pages/table";
 import { replayPage } from "./pages/replay";
 import { seriesPage } from "./pages/series";
 import { matchPage } from "./pages/match";
+import { keepCountdownsRunning } from "./ui";
 
 route("/play", home);
 route("/play/welcome", welcome);
@@ -20,6 +21,8 @@ route("/play/games/:id", tablePage);
 route("/play/games/:id/replay", replayPage);
 route("/play/googly/series", seriesPage);
 route("/play/matches/:id", matchPage);
+
+keepCountdownsRunning();
 
 const root = document.getElementById("app");
 if (root) start(root);

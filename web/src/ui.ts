@@ -1,6 +1,6 @@
 /** Pieces every screen shares: the page frame, error messages, times, copying. */
 
-import { ApiError } from "./api";
+import { ApiError, serverNow } from "./api";
 import { h, type Child } from "./h";
 import { session } from "./session";
 
@@ -70,6 +70,32 @@ export function duration(seconds: number): string {
   if (days > 0) return `${days} d ${hours} h`;
   if (hours > 0) return `${hours} h ${minutes} min`;
   return `${Math.max(minutes, 1)} min`;
+}
+
+/** A seat's time left, counting down to `deadline` (the server's) on the server's time: it
+ * is worked out afresh at every tick, so it is right again as soon as a sleeping phone wakes. */
+export function countdown(deadline: string): HTMLElement {
+  const element = h("span", { class: "deadline", "data-deadline": deadline, role: "timer", "aria-live": "off" });
+  tick(element);
+  return element;
+}
+
+function tick(element: HTMLElement): void {
+  const deadline = Date.parse(element.dataset.deadline ?? "");
+  if (!Number.isFinite(deadline)) return;
+  const left = Math.floor((deadline - serverNow()) / 1000);
+  const text = left > 0 ? `${duration(left)} left` : "time is up";
+  if (element.textContent !== text) element.textContent = text;
+  element.classList.toggle("short", left < 3600);
+}
+
+/** Every countdown on the page, once a second and whenever the page is shown again. */
+export function keepCountdownsRunning(): void {
+  const all = () => document.querySelectorAll<HTMLElement>("[data-deadline]").forEach(tick);
+  setInterval(all, 1000);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) all();
+  });
 }
 
 /** A moment as the reader's clock shows it. */

@@ -63,7 +63,13 @@ function clockControls(): { controls: HTMLElement[]; read: () => Schemas["NewClo
     h("option", { value: "correspondence" }, "Days per move"),
     h("option", { value: "bank" }, "A bank of hours"),
   );
-  const days = h("input", { id: "clock-days", type: "number", min: 1, max: 30, value: 3 });
+  // The days a correspondence clock may give (the domain's CORRESPONDENCE_DAYS; the API
+  // refuses any other).
+  const days = h(
+    "select",
+    { id: "clock-days" },
+    [1, 2, 3, 5, 7, 10, 14].map((n) => h("option", { value: String(n), selected: n === 3 }, n === 1 ? "1 day" : `${n} days`)),
+  );
   const initial = h("input", { id: "clock-initial", type: "number", min: 1, value: 72 });
   const increment = h("input", { id: "clock-increment", type: "number", min: 0, value: 24 });
   const max = h("input", { id: "clock-max", type: "number", min: 1, value: 168 });

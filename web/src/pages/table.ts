@@ -7,7 +7,7 @@ import { CardBook, cardView } from "../cards";
 import { h, replace, type Child } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
-import { busy, copyField, duration, errorBox, frame, gameName, when } from "../ui";
+import { busy, copyField, countdown, errorBox, frame, gameName, when } from "../ui";
 import { isChoose, narrateTable, pickedFor, verbFor, type GameModule, type Legal, type Move, type Table } from "../games/kit";
 import { moduleFor } from "../games/modules";
 
@@ -61,7 +61,8 @@ function seatList(table: Table): HTMLElement {
         sat?.bot ? h("span", { class: "badge" }, `bot: ${sat.bot}`) : null,
         toAct ? h("span", { class: "badge turn" }, "to play") : null,
         clock?.away_until ? h("span", { class: "quiet" }, `away until ${when(clock.away_until)}`) : null,
-        clock?.deadline ? h("span", { class: "deadline" }, `${duration(clock.time_left_seconds)} left`) : null,
+        clock?.deadline ? countdown(clock.deadline) : null,
+        clock?.deadline && clock.reminded ? h("span", { class: "badge reminded" }, "80 % of the time used") : null,
       );
     }),
   );
