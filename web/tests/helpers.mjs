@@ -119,7 +119,10 @@ export async function move(page) {
 /** Plays until the game is over, each page moving when it is offered a move. */
 export async function playToTheEnd(pages, limit = 2000, afterEachMove = async () => {}) {
   for (let moves = 0; moves < limit; moves++) {
-    if ((await pages[0].locator(".table-body").getAttribute("data-status")) === "finished") return moves;
+    if ((await pages[0].locator(".table-body").getAttribute("data-status")) === "finished") {
+      for (const page of pages) await storyReadsWell(page);
+      return moves;
+    }
     let moved = false;
     for (const page of pages) {
       await page.waitForTimeout(0);
@@ -136,6 +139,14 @@ export async function playToTheEnd(pages, limit = 2000, afterEachMove = async ()
   }
   for (const [index, page] of pages.entries()) await shot(page, `stuck-${index}`);
   throw new Error("the game did not end");
+}
+
+/** The story is good English for "you" and for counts: no "You asks", "You's turn", "1 cards"
+ * or a card's own full stop doubled ("L.B.W.."). */
+export async function storyReadsWell(page) {
+  const lines = await page.locator(".story li").allTextContents();
+  const wrong = lines.filter((line) => /\bYou (asks|does|plays|answers|has|is)\b|\bYou['’]s\b|\b1 cards\b|[^.]\.\.$/.test(line));
+  if (wrong.length > 0) throw new Error(`the story reads badly: ${JSON.stringify(wrong)}`);
 }
 
 export async function shot(page, name) {

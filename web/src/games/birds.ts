@@ -4,7 +4,7 @@
 import type { GameEvent, Schemas } from "../api";
 import { cardBack, cardRow, cardView } from "../cards";
 import { h } from "../h";
-import { Who, cardAction, handOf, who, type GameModule, type Move, type Table } from "./kit";
+import { Who, cardAction, handOf, verb, who, type GameModule, type Move, type Table } from "./kit";
 
 type Public = Schemas["BritishBirdsPublicView"];
 type Seat = Schemas["BritishBirdsSeatView"] & { seat: number; name: string };
@@ -25,7 +25,7 @@ function board(table: Table) {
         return cardView(table.book, card, pick ? { onPick: () => table.act(pick as Move), note: "pick up" } : {});
       }))),
     ),
-    asked ? h("p", { class: "asking" }, `${Who(table, asked.asker)} asks ${who(table, asked.seat)} for ${table.book.name(asked.card)}.`) : null,
+    asked ? h("p", { class: "asking" }, `${Who(table, asked.asker)} ${verb(table, asked.asker, "ask", "asks")} ${who(table, asked.seat)} for ${table.book.name(asked.card)}.`) : null,
     last ? h("p", { class: "last" }, `Last ask: ${Who(table, last.asker)} asked ${who(table, last.seat)} for ${table.book.name(last.card)}: ${last.answer === "owl" ? "an Owl was played" : last.answer === "handed_over" ? "handed over" : "not held"}.`) : null,
     h(
       "ul",
@@ -63,11 +63,11 @@ function narrate(event: GameEvent, table: Table): string | null {
     case "owl":
       return `${Who(table, data.seat)} played an Owl (${card(data.owl)}) to keep ${card(data.card)}.`;
     case "not_held":
-      return `${Who(table, data.seat)} does not hold ${card(data.card)}.`;
+      return `${Who(table, data.seat)} ${verb(table, data.seat, "do", "does")} not hold ${card(data.card)}.`;
     case "set_laid":
       return `${Who(table, data.seat)} laid set ${String(data.set ?? "").toUpperCase()}.`;
     case "owl_preference":
-      return `${Who(table, data.seat)} now answers asks: ${String(data.preference ?? "").replace(/_/g, " ")}.`;
+      return `${Who(table, data.seat)} now ${verb(table, data.seat, "answer", "answers")} asks: ${String(data.preference ?? "").replace(/_/g, " ")}.`;
     case "game_over": {
       const points = Array.isArray(data.points) ? (data.points as number[]) : [];
       return `Game over. Points: ${points.map((score, seat) => `${table.names[seat] ?? seat} ${score}`).join(", ")}.`;

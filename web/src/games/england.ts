@@ -4,7 +4,7 @@
 import type { GameEvent, Schemas } from "../api";
 import { cardBack, cardRow, cardView } from "../cards";
 import { h } from "../h";
-import { Who, handOf, who, type GameModule, type Table } from "./kit";
+import { Who, Whose, handOf, who, type GameModule, type Table } from "./kit";
 
 type Public = Schemas["HistoryOfEnglandPublicView"];
 type Seat = Schemas["HistoryOfEnglandSeatView"] & { seat: number; name: string };
@@ -71,7 +71,7 @@ function narrate(event: GameEvent, table: Table): string | null {
     case "drew":
       return `${Who(table, data.seat)} drew from the pool${typeof data.card === "string" ? ` (${card(data.card)})` : ""}.`;
     case "turn_ended":
-      return data.next !== undefined && data.next !== null ? `${Who(table, data.seat)}'s turn ended; ${who(table, data.next)} to ask.` : `${Who(table, data.seat)}'s turn ended.`;
+      return data.next !== undefined && data.next !== null ? `${Whose(table, data.seat)} turn ended; ${who(table, data.next)} to ask.` : `${Whose(table, data.seat)} turn ended.`;
     case "hands_exposed":
       return "The pool is empty: every hand is laid face up.";
     default:

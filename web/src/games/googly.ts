@@ -4,7 +4,7 @@
 import { type GameEvent, type Schemas } from "../api";
 import { cardRow, cardView } from "../cards";
 import { h } from "../h";
-import { handOf, type GameModule, type Table } from "./kit";
+import { handOf, sentence, type GameModule, type Table } from "./kit";
 
 type Public = Schemas["GooglyPublicView"];
 
@@ -49,7 +49,7 @@ function board(table: Table) {
           h("p", null, `${current.striker.name}* ${current.striker.runs} (${current.striker.balls}) · ${current.non_striker.name} ${current.non_striker.runs} (${current.non_striker.balls})`),
           current.bowler ? h("p", null, `Bowling: ${current.bowler.name}`) : null,
           h("p", null, `Over ${current.over + 1}, ball ${current.ball_of_over}. This over: ${current.this_over.map((ball) => (ball.verdict ? ball.verdict.call : String(ball.runs))).join(" ") || "—"}`),
-          current.appeal_pending ? h("p", { class: "asking" }, "How's that? The bowler turns up a card.") : null,
+          current.appeal_pending ? h("p", { class: "asking" }, "How’s that? The bowler turns up a card.") : null,
         )
       : null,
     pub.last_ball
@@ -82,9 +82,9 @@ function narrate(event: GameEvent, table: Table): string | null {
     case "bowler":
       return `${String(data.name)} bowls the next over.`;
     case "ball":
-      return typeof data.card === "string" ? `Ball: ${table.book.name(data.card)}.` : "A ball was played.";
+      return typeof data.card === "string" ? sentence(`Ball: ${table.book.name(data.card)}`) : "A ball was played.";
     case "verdict":
-      return typeof data.card === "string" ? `How's that? ${table.book.name(data.card)}.` : "The appeal was answered.";
+      return typeof data.card === "string" ? sentence(`How’s that? ${table.book.name(data.card)}`) : "The appeal was answered.";
     case "declared":
       return `${team(data.side)} declared.`;
     case "follow_on":

@@ -69,6 +69,33 @@ export function Who(table: Table, seat: unknown): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
+/** The seat's verb in the present tense: "you ask" but "Bea asks". */
+export function verb(table: Table, seat: unknown, plain: string, third: string): string {
+  return seat === table.me ? plain : third;
+}
+
+/** Whose: "your" for me, "Bea’s" for anyone else. */
+export function whose(table: Table, seat: unknown): string {
+  return seat === table.me ? "your" : `${who(table, seat)}’s`;
+}
+
+/** Capitalised, for the start of a sentence. */
+export function Whose(table: Table, seat: unknown): string {
+  const name = whose(table, seat);
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** "1 card", "3 cards". */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Ends `text` with a full stop unless it already ends with one (or ? or !): a card named
+ * "L.B.W." ends its own sentence. */
+export function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** The legal action that takes exactly this card (and nothing else to choose), if any. */
 export function cardAction(table: Table, card: string, types?: string[]): Legal | undefined {
   return table.legal.find((action) => action.card === card && !("seat" in action) && (!types || types.includes(action.type)));

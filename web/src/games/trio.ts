@@ -4,7 +4,7 @@
 import type { GameEvent, Schemas } from "../api";
 import { cardBack, cardRow, cardView } from "../cards";
 import { h } from "../h";
-import { Who, handOf, who, type GameModule, type Table } from "./kit";
+import { Who, count, handOf, who, type GameModule, type Table } from "./kit";
 
 type Public = Schemas["GirlPublicView"];
 type Seat = Schemas["GirlSeatView"] & { seat: number; name: string };
@@ -30,7 +30,7 @@ function board(table: Table) {
           "li",
           null,
           h("span", null, `${seat.name}: ${seat.hand} in hand, ${seat.won} won`),
-          seat.laid ? h("span", { class: "card-row" }, cardBack(`${seat.name}'s lay, face down`)) : null,
+          seat.laid ? h("span", { class: "card-row" }, cardBack(`${seat.name}’s lay, face down`)) : null,
         ),
       ),
     ),
@@ -68,12 +68,12 @@ function narrate(event: GameEvent, table: Table): string | null {
     case "pass":
       return `${Who(table, data.seat)} passed.`;
     case "lay":
-      return `${Who(table, data.seat)} laid ${Array.isArray(data.cards) ? data.cards.length : Number(data.count ?? 0)} cards face down.`;
+      return `${Who(table, data.seat)} laid ${count(Array.isArray(data.cards) ? data.cards.length : Number(data.count ?? 0), "card")} face down.`;
     case "reveal":
       return `The lays were turned face up for ${card(data.heroine)}.`;
     case "resolve":
       return data.winner !== null && data.winner !== undefined
-        ? `${Who(table, data.winner)} won the trick for ${card(data.heroine)}, taking ${Array.isArray(data.won) ? data.won.length : 0} cards.`
+        ? `${Who(table, data.winner)} won the trick for ${card(data.heroine)}, taking ${count(Array.isArray(data.won) ? data.won.length : 0, "card")}.`
         : `Nobody won the trick for ${card(data.heroine)}.`;
     case "game_over": {
       const scores = Array.isArray(data.scores) ? (data.scores as number[]) : [];
