@@ -2,11 +2,13 @@
 
 import { ApiError, serverNow } from "./api";
 import { h, type Child } from "./h";
+import { keepTold, setTitle } from "./notices";
 import { session } from "./session";
 
 /** The frame around every screen: a header with the way home and to the account. */
 export function frame(root: HTMLElement, title: string, ...content: Child[]): HTMLElement {
-  document.title = `${title} — Parlour`;
+  setTitle(`${title} — Parlour`);
+  keepTold();
   const main = h("main", { id: "main" }, ...content);
   root.replaceChildren(
     h("a", { class: "skip", href: "#main" }, "Skip to content"),

@@ -129,3 +129,55 @@ test("a server that cannot be reached keeps the device signed in and is asked ag
   await ann.getByRole("heading", { name: "Play classic British card games" }).waitFor();
   assert.equal(await ann.evaluate(() => localStorage.getItem("parlour.token")), null);
 });
+
+test("a move in another game reaches a player sitting at a table: the title counts it and a notification names the game and the other player", async () => {
+  const ann = await join(browser, "Ada");
+  // The page's notifications, as the page makes them (a headless browser shows none).
+  await ann.context().addInitScript(() => {
+    window.__shown = [];
+    window.Notification = class {
+      static permission = "granted";
+      static requestPermission = async () => "granted";
+      constructor(title, options) {
+        window.__shown.push({ title, body: options?.body ?? "" });
+      }
+    };
+  });
+  const bea = await join(browser, "Bex");
+  const { links: firstLinks, id: first } = await host(ann, { game: "girl", players: 2, seats: ["me", "invitation"] });
+  await claim(bea, firstLinks[0]);
+  const { links, id: second } = await host(ann, { game: "girl", players: 2, seats: ["me", "invitation"] });
+  await claim(bea, links[0]);
+  // Ann sits at the first table, and the page is reloaded so that the script above runs.
+  await openTable(ann, first);
+  // In the second game, whoever is to move moves (through the API) until a move of Bex's
+  // makes it Ann's move: that commit is told to Ann's account.
+  for (let moves = 0; ; moves++) {
+    assert.ok(moves < 12, "Bex's move never made it Ann's move");
+    const bexs = await asPlayer(bea, "GET", `/v1/games/${second}`);
+    if (bexs.to_act.includes(1)) {
+      await asPlayer(bea, "POST", `/v1/games/${second}/actions`, concrete(bexs.legal_actions[0]));
+      const after = await asPlayer(ann, "GET", `/v1/games/${second}`);
+      if (after.to_act.includes(0)) break;
+    } else {
+      const anns = await asPlayer(ann, "GET", `/v1/games/${second}`);
+      await asPlayer(ann, "POST", `/v1/games/${second}/actions`, concrete(anns.legal_actions[0]));
+    }
+  }
+  await ann.waitForFunction(() => window.__shown.length > 0);
+  const [shown] = await ann.evaluate(() => window.__shown);
+  assert.equal(shown.title, "Parlour: Your move");
+  assert.equal(shown.body, "GIRL against Bex");
+  // The title counts every active game waiting for Ann's move, this one among them.
+  const inbox = await asPlayer(ann, "GET", "/v1/me/games");
+  const waiting = inbox.games.filter((game) => game.asked === "move" && game.status === "active").map((game) => game.id);
+  assert.ok(waiting.includes(second));
+  await ann.waitForFunction((n) => document.title.startsWith(`(${n}) `) && document.title.endsWith("GIRL — Parlour"), waiting.length);
+  // The table Ann sits at is still hers: it did not move on to the other game.
+  assert.equal(new URL(ann.url()).pathname, `/play/games/${first}`);
+});
+
+/** A legal action made concrete: the first cards of any choice. */
+function concrete(legal) {
+  return Object.fromEntries(Object.entries(legal).map(([key, value]) => [key, value && typeof value === "object" && "choose" in value ? value.from.slice(0, value.choose) : value]));
+}

@@ -1,7 +1,8 @@
 /** My games: the inbox, most urgent first, kept live by the account's stream. The tab's
  * title and (if allowed) a browser notification say when it is my move. */
 
-import { api, follow, ok, persistently, tokenRefused, type InboxGame } from "../api";
+import { api, ok, persistently, tokenRefused, type InboxGame } from "../api";
+import { setTitle, waitingFor } from "../notices";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
@@ -83,24 +84,17 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
   const load = async () => {
     try {
       const inbox = await ok(api.GET("/v1/me/games"));
-      const mine = inbox.games.filter((game) => game.asked === "move").length;
-      document.title = mine > 0 ? `(${mine}) Your move — Parlour` : "My games — Parlour";
+      const mine = inbox.games.filter((game) => game.asked === "move" && game.status === "active");
+      waitingFor(mine.map((game) => game.id));
+      setTitle(mine.length > 0 ? "Your move — Parlour" : "My games — Parlour");
       replace(list, inbox.games.length === 0 ? h("li", { class: "quiet" }, "No games yet: start one, or open an invitation link.") : inbox.games.map(row));
     } catch (error) {
       replace(list, h("li", null, errorBox(error)));
     }
   };
   await load();
-  void follow(
-    "/v1/me/stream",
-    (event, data) => {
-      if (event !== "notice") return;
-      void load();
-      const notice = JSON.parse(data) as { game: string; notices: string[]; row: InboxGame };
-      if (notice.notices.includes("your_turn") && document.hidden && "Notification" in window && Notification.permission === "granted") {
-        new Notification("Parlour: your move", { body: gameName(notice.row.game), tag: notice.game });
-      }
-    },
-    signal,
-  );
+  // The account's stream is followed on every page (notices.ts): the inbox reloads on its news.
+  const reload = () => void load();
+  window.addEventListener("parlour:notice", reload);
+  signal.addEventListener("abort", () => window.removeEventListener("parlour:notice", reload), { once: true });
 }

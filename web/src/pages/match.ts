@@ -5,6 +5,7 @@
 import { api, follow, ok, type Schemas } from "../api";
 import { h, replace } from "../h";
 import { errorBox, frame, gameName } from "../ui";
+import { setTitle } from "../notices";
 
 type MatchView = Schemas["MatchView"];
 
@@ -70,7 +71,7 @@ export async function matchPage(root: HTMLElement, params: Record<string, string
     if (signal.aborted) return;
     try {
       const view = await ok(api.GET("/v1/matches/{id}", { params: { path: { id } } }));
-      document.title = `${gameName(view.game)} match — Parlour`;
+      setTitle(`${gameName(view.game)} match — Parlour`);
       replace(
         body,
         h("p", null, h("strong", null, gameName(view.game)), ` · ${target(view)} · `, h("span", { class: "badge", id: "match-status" }, STATUS[view.status])),

@@ -6,6 +6,7 @@ import { api, ApiError, catalogGame, follow, ok, type GameEvent, type GameView }
 import { CardBook, cardView } from "../cards";
 import { h, replace, type Child } from "../h";
 import { navigate } from "../router";
+import { setTitle } from "../notices";
 import { session } from "../session";
 import { busy, copyField, countdown, errorBox, frame, gameName, when } from "../ui";
 import { isChoose, narrateTable, pickedFor, verbFor, type GameModule, type Legal, type Move, type Table } from "../games/kit";
@@ -298,7 +299,7 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
     table.me = view.you?.seat ?? null;
     table.legal = view.legal_actions as Legal[];
     const mine = table.me !== null && view.to_act.includes(table.me);
-    document.title = `${mine ? "Your move · " : ""}${gameName(view.game)} — Parlour`;
+    setTitle(`${mine ? "Your move · " : ""}${gameName(view.game)} — Parlour`);
     body.dataset.version = String(view.version);
     body.dataset.status = view.status;
     replace(
