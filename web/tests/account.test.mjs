@@ -181,3 +181,39 @@ test("a move in another game reaches a player sitting at a table: the title coun
 function concrete(legal) {
   return Object.fromEntries(Object.entries(legal).map(([key, value]) => [key, value && typeof value === "object" && "choose" in value ? value.from.slice(0, value.choose) : value]));
 }
+
+test("the host manages a waiting table: its invitation links shown again, a new link that retires the old, a seat withdrawn, and the game called off", async () => {
+  const ann = await join(browser, "Hal");
+  const bea = await join(browser, "Ivy");
+  const { links, id } = await host(ann, { game: "girl", players: 3, seats: ["me", "invitation", "invitation"] });
+  // Back at the table later: the links are shown again, as they were given.
+  await openTable(ann, id);
+  const seat2 = ann.locator('[data-manage-seat="1"]');
+  const seat3 = ann.locator('[data-manage-seat="2"]');
+  assert.equal(await seat2.getByLabel("Seat 2 invitation link").inputValue(), links[0]);
+  assert.equal(await seat3.getByLabel("Seat 3 invitation link").inputValue(), links[1]);
+  // A new link for seat 2: the old one no longer works, the new one does.
+  await seat2.getByRole("button", { name: "New invitation link" }).click();
+  await ann.waitForFunction((old) => {
+    const input = document.querySelector('[data-manage-seat="1"] input');
+    return input instanceof HTMLInputElement && input.value !== old;
+  }, links[0]);
+  const fresh = await seat2.getByLabel("Seat 2 invitation link").inputValue();
+  await bea.goto(links[0]);
+  await bea.getByRole("button", { name: /^Take seat/ }).click();
+  await bea.locator(".error").waitFor();
+  await claim(bea, fresh);
+  await ann.locator('[data-manage-seat="1"]').waitFor({ state: "detached" });
+  // Seat 3 withdrawn: nobody may claim it, and it says so.
+  await seat3.getByRole("button", { name: "Withdraw" }).click();
+  await seat3.getByText("not offered (withdrawn)").waitFor();
+  assert.equal(await seat3.getByLabel("Seat 3 invitation link").count(), 0);
+  await shot(ann, "manage-waiting-table");
+  // Called off.
+  ann.once("dialog", (dialog) => void dialog.accept());
+  await ann.getByRole("button", { name: "Call the game off" }).click();
+  await ann.getByRole("heading", { name: "Hal’s games" }).waitFor();
+  const view = await asPlayer(ann, "GET", `/v1/games/${id}`);
+  assert.equal(view.status, "finished");
+  assert.equal(view.result.ended_by, "abort");
+});

@@ -1,6 +1,7 @@
 /** The lobby: host a game of any of the five, saying how each seat is filled (me, an
  * invitation link, anyone, a bot), with its options and clock; then copy each seat's link. */
 
+import { keepInvitationLink } from "../invitations";
 import { api, ok, type Schemas } from "../api";
 import { h, replace } from "../h";
 import { navigate } from "../router";
@@ -213,6 +214,7 @@ export async function newGame(root: HTMLElement): Promise<void> {
         hosted = created.hosted;
       }
       const links = hosted.seats.filter((seat) => seat.invitation);
+      for (const seat of links) keepInvitationLink(hosted.id, seat.seat, new URL(seat.invitation?.link ?? "", location.origin).href);
       replace(
         result,
         h("h2", null, "Invite your friends"),

@@ -2,7 +2,8 @@
  * my legal actions as things to click, the story so far in words, claiming a seat from an
  * invitation link, resigning, and handing my seat to a bot. */
 
-import { api, ApiError, catalogGame, follow, ok, type GameEvent, type GameView } from "../api";
+import { api, ApiError, catalogGame, follow, ok, type GameEvent, type GameView, type Schemas } from "../api";
+import { invitationLinks, keepInvitationLink } from "../invitations";
 import { CardBook, cardView } from "../cards";
 import { h, replace, type Child } from "../h";
 import { navigate } from "../router";
@@ -227,6 +228,92 @@ function seatControls(table: Table, id: string, status: HTMLElement, refresh: (v
   return h("section", { class: "controls" }, hand, " ", resign);
 }
 
+/** Who may claim an empty seat, in words. */
+function openTo(seat: { open_to?: { kind: string; account?: string } | null }): string {
+  switch (seat.open_to?.kind) {
+    case "invitation":
+      return "by invitation link";
+    case "anyone":
+      return "open to anyone";
+    case "account":
+      return "held for an invited player";
+    default:
+      return "not offered (withdrawn)";
+  }
+}
+
+/** The host's panel at a waiting table: each empty seat's invitation link again (as this
+ * device was given it), a new link, the seat opened to anyone or withdrawn, and the game
+ * called off. */
+function managePanel(table: Table, id: string, status: HTMLElement, refresh: (view: GameView) => void, host: boolean): HTMLElement | null {
+  const view = table.view;
+  if (!host || view.status !== "waiting" || !view.seating) return null;
+  const known = invitationLinks(id);
+  const empty = view.seating.seats.filter((seat) => !seat.holder && !seat.bot);
+  for (const seat of view.seating.seats) {
+    if ((seat.holder || seat.open_to?.kind !== "invitation") && known[seat.seat]) keepInvitationLink(id, seat.seat, null);
+  }
+  const offer = (seat: number, to: Schemas["SeatPlan"]) => async () => {
+    const offered = await ok(api.PUT("/v1/games/{id}/seats/{seat}/offer", { params: { path: { id, seat } }, body: { to } }));
+    keepInvitationLink(id, seat, offered.invitation ? new URL(offered.invitation.link, location.origin).href : null);
+    refresh(await loadView(id));
+  };
+  const button = (label: string, work: () => Promise<void>, kind = "secondary") => {
+    const b = h("button", { type: "button", class: kind }, label);
+    b.addEventListener("click", () => void busy(b, status, work));
+    return b;
+  };
+  const callOff = button(
+    "Call the game off",
+    async () => {
+      if (!confirm("Call this game off? Nobody will be able to play it.")) return;
+      await ok(api.POST("/v1/games/{id}/abort", { params: { path: { id } } }));
+      navigate("/play");
+    },
+    "danger",
+  );
+  return h(
+    "section",
+    { class: "manage", "aria-labelledby": "manage" },
+    h("h2", { id: "manage" }, "Manage the table"),
+    empty.length === 0
+      ? h("p", { class: "quiet" }, "Every seat is taken.")
+      : h(
+          "ul",
+          { class: "manage-seats" },
+          empty.map((seat) =>
+            h(
+              "li",
+              { "data-manage-seat": seat.seat },
+              h("strong", null, `Seat ${seat.seat + 1}`),
+              ` ${openTo(seat)}`,
+              seat.open_to?.kind === "invitation" && known[seat.seat]
+                ? copyField(`Seat ${seat.seat + 1} invitation link`, known[seat.seat] ?? "")
+                : seat.open_to?.kind === "invitation"
+                  ? h("p", { class: "quiet" }, "Its link was shown on another device: make a new one to see it here.")
+                  : null,
+              h(
+                "p",
+                null,
+                button(seat.open_to?.kind === "invitation" ? "New invitation link" : "Invite by link", offer(seat.seat, { kind: "invitation" })),
+                " ",
+                seat.open_to?.kind === "anyone" ? null : button("Open to anyone", offer(seat.seat, { kind: "anyone" })),
+                " ",
+                seat.open_to
+                  ? button("Withdraw", async () => {
+                      await ok(api.DELETE("/v1/games/{id}/seats/{seat}/offer", { params: { path: { id, seat: seat.seat } } }));
+                      keepInvitationLink(id, seat.seat, null);
+                      refresh(await loadView(id));
+                    })
+                  : null,
+              ),
+            ),
+          ),
+        ),
+    h("p", null, callOff),
+  );
+}
+
 function resultLine(table: Table): Child {
   const result = table.view.result as Record<string, unknown> | null | undefined;
   if (table.view.status !== "finished" || !result) return null;
@@ -252,6 +339,12 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
   } catch (error) {
     main.append(errorBox(error), h("p", null, h("a", { href: "/play", "data-link": true }, "Back to my games")));
     return;
+  }
+  // Whether this account hosts the table: its manage panel is shown while it waits.
+  let hosting = false;
+  if (view.status === "waiting" && view.seating && session.token()) {
+    const host = view.seating.host.id;
+    hosting = await ok(api.GET("/v1/me")).then((me) => me.account.id === host, () => false);
   }
   const module = moduleFor(view.game);
   const catalog = await catalogGame(view.game);
@@ -316,6 +409,7 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
       actionPanel(table, module),
       status,
       seatControls(table, id, status, (next) => accept(next)),
+      managePanel(table, id, status, (next) => accept(next), hosting),
       h("section", { class: "story-panel" }, h("h2", null, "The story so far"), story),
       h(
         "section",
