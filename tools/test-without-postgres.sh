@@ -33,15 +33,16 @@ if [ "$mode" = debian ]; then
     psql -h 127.0.0.1 -U postgres -w -c 'select 1' 2>&1 | head -1 || true
     psql -h /run/postgresql -U postgres -w -c 'select 1' 2>&1 | head -1 || true
 fi
-before=$(ls -d "${TMPDIR:-/tmp}"/parlour-pg-* 2>/dev/null | wc -l)
+clusters() { find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'parlour-pg-*' | wc -l; }
+before=$(clusters)
 status=0
 "$bin" "$@" || status=$?
 # The cluster's watchdog stops it and removes its folder once the test binary has exited.
 for _ in $(seq 1 100); do
-    [ "$(ls -d "${TMPDIR:-/tmp}"/parlour-pg-* 2>/dev/null | wc -l)" -le "$before" ] && break
+    [ "$(clusters)" -le "$before" ] && break
     sleep 0.2
 done
-left=$(( $(ls -d "${TMPDIR:-/tmp}"/parlour-pg-* 2>/dev/null | wc -l) - before ))
+left=$(( $(clusters) - before ))
 echo "-- private cluster folders left behind: $left"
 [ "$left" -le 0 ] || status=1
 exit $status

@@ -73,9 +73,14 @@ pub fn source() -> Result<&'static Source, String> {
             // this answer outlives them all, so it is found on a runtime of its own.
             on_own_runtime(|| async {
                 let named = std::env::var("DATABASE_URL").ok();
-                find_postgres(named, &LOCAL_POSTGRES, PrivateCluster::start, docker_answers)
-                    .await
-                    .map_err(|tried| tried.to_string())
+                find_postgres(
+                    named,
+                    &LOCAL_POSTGRES,
+                    PrivateCluster::start,
+                    docker_answers,
+                )
+                .await
+                .map_err(|tried| tried.to_string())
             })
         })
         .as_ref()
@@ -327,7 +332,9 @@ impl PrivateCluster {
             return Err(why);
         }
         let tls = as_owner(Path::new("openssl"))
-            .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"])
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            ])
             .args(["-subj", "/CN=localhost", "-keyout"])
             .arg(data.join("server.key"))
             .arg("-out")
@@ -564,7 +571,10 @@ async fn a_named_database_url_that_does_not_answer_fails_at_once_saying_so() {
     .expect("the named server is given up on within seconds")
     .expect_err("a server that is down is not used");
     let message = tried.to_string();
-    assert!(message.contains(&format!("DATABASE_URL={down}")), "{message}");
+    assert!(
+        message.contains(&format!("DATABASE_URL={down}")),
+        "{message}"
+    );
     assert!(message.contains("unset DATABASE_URL"), "{message}");
 }
 
@@ -666,7 +676,8 @@ async fn a_test_database_is_dropped_when_its_test_ends() {
     let (url, guard) = crate::helpers::fresh_database(crate::helpers::Backend::Postgres).await;
     let name = database_name(&url);
     let app = crate::helpers::spawn_app_on(&url, guard).await;
-    app.create_game("girl", 2, None, serde_json::json!({})).await;
+    app.create_game("girl", 2, None, serde_json::json!({}))
+        .await;
     assert!(holds_database(&server, &name).await);
 
     // The test ends with its server still connected to the database.
@@ -684,8 +695,7 @@ async fn a_test_database_is_dropped_when_its_test_fails() {
             .build()
             .unwrap()
             .block_on(async move {
-                let app =
-                    crate::helpers::spawn_app(crate::helpers::Backend::Postgres).await;
+                let app = crate::helpers::spawn_app(crate::helpers::Backend::Postgres).await;
                 names.send(database_name(&app.database_url)).unwrap();
                 panic!("a failing test");
             })

@@ -53,7 +53,12 @@ pub async fn docs_page(req: HttpRequest, tail: web::Path<String>) -> HttpRespons
             SWAGGER_JS,
             &SWAGGER_JS_GZ,
         ),
-        "/swagger-ui.css" => asset(&req, "text/css; charset=utf-8", SWAGGER_CSS, &SWAGGER_CSS_GZ),
+        "/swagger-ui.css" => asset(
+            &req,
+            "text/css; charset=utf-8",
+            SWAGGER_CSS,
+            &SWAGGER_CSS_GZ,
+        ),
         _ => HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .content_type(ContentType::html())
