@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Checks the deployment files without a Docker engine: hadolint on the Dockerfile, and the
 # promises the README makes about the image and docker-compose.yml.
-# Usage: bash tools/lint-deploy.sh   (installs its tools into a venv under /var/tmp once)
+# Usage: bash tools/lint-deploy.sh   (installs its tools into a venv under target/venvs once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=${PARLOUR_LINT_VENV:-/var/tmp/parlour-lint-venv}
+venv=${PARLOUR_LINT_VENV:-$PWD/target/venvs/lint}
 if [ ! -x "$venv/bin/hadolint" ] || [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q -r tools/deploy-requirements.txt

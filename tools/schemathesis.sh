@@ -7,9 +7,11 @@
 # Usage: bash tools/schemathesis.sh path/to/parlour   (installs Schemathesis into a venv once;
 # Postgres from DATABASE_URL, default the local server)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 bin=${1:?the parlour binary}
-venv=${PARLOUR_SCHEMATHESIS_VENV:-/var/tmp/parlour-schemathesis-venv}
+# A path relative to where the script was started from: it changes directory next.
+case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
+cd "$(dirname "$0")/.."
+venv=${PARLOUR_SCHEMATHESIS_VENV:-$PWD/target/venvs/schemathesis}
 if [ ! -x "$venv/bin/schemathesis" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q -r tools/schemathesis-requirements.txt

@@ -3,9 +3,11 @@
 # reference library verifies every message sent while a game is played to its end.
 # Usage: bash tools/webhooks-verify.sh path/to/parlour   (installs the library into a venv once)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 bin=${1:?the parlour binary}
-venv=${PARLOUR_WEBHOOKS_VENV:-/var/tmp/parlour-webhooks-venv}
+# A path relative to where the script was started from: it changes directory next.
+case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
+cd "$(dirname "$0")/.."
+venv=${PARLOUR_WEBHOOKS_VENV:-$PWD/target/venvs/webhooks}
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import standardwebhooks' 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q -r tools/webhooks-requirements.txt

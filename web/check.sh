@@ -14,6 +14,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 binary="${1:-${CARGO_TARGET_DIR:-$root/target}/debug/parlour}"
+# A path relative to where the script was started from: this script changes directory below.
+case "$binary" in /*) ;; *) binary="$PWD/$binary" ;; esac
 if [ ! -x "$binary" ]; then
     echo "no parlour binary at $binary: build it (cargo build) or give its path" >&2
     exit 1

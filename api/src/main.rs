@@ -262,7 +262,7 @@ async fn main() -> std::process::ExitCode {
                     return std::process::ExitCode::FAILURE;
                 }
             };
-            tracing::info!(addr = %cli.addr, "parlour is serving; API docs at /docs");
+            tracing::info!(addr = %cli.addr, "parlour is serving; play at /play, API docs at /docs");
             match app.run_until_stopped().await {
                 Ok(()) => std::process::ExitCode::SUCCESS,
                 Err(e) => {

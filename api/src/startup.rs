@@ -118,8 +118,8 @@ pub struct Application {
 }
 
 impl Application {
-    /// Loads (or creates) the receipt signing key, connects to the store with the default
-    /// settings, applies migrations and binds `addr`.
+    /// Binds `addr`, then loads (or creates) the receipt signing key, connects to the store
+    /// with the default settings and applies migrations.
     pub async fn build(
         addr: &str,
         database_url: &str,
@@ -128,22 +128,24 @@ impl Application {
         Self::build_with(addr, database_url, signing_key_file, Settings::default()).await
     }
 
-    /// Loads (or creates) the receipt signing key, raises the open-file limit, connects to the
-    /// store, applies migrations and binds `addr`.
+    /// Binds `addr`, then loads (or creates) the receipt signing key, raises the open-file
+    /// limit, connects to the store and applies migrations.
     pub async fn build_with(
         addr: &str,
         database_url: &str,
         signing_key_file: &Path,
         settings: Settings,
     ) -> Result<Self, BuildError> {
+        // The address first: a server that cannot have its port (another one already runs
+        // there) must leave no new signing key or SQLite database behind.
+        let listener =
+            TcpListener::bind(addr).map_err(|e| BuildError::Bind(addr.to_string(), e))?;
         let signer = Signer::load_or_create(signing_key_file)?;
         match limits::raise_open_file_limit() {
             Ok(files) => tracing::info!(open_files = files, "open-file limit raised"),
             Err(e) => tracing::warn!("the open-file limit could not be raised: {e}"),
         }
         let store = store::connect_with(database_url, &settings.db).await?;
-        let listener =
-            TcpListener::bind(addr).map_err(|e| BuildError::Bind(addr.to_string(), e))?;
         Self::serve(listener, store, signer, settings)
     }
 

@@ -132,6 +132,40 @@ async fn the_docs_page_and_its_assets_are_served_without_a_network() {
 }
 
 #[tokio::test]
+async fn the_docs_assets_are_sent_gzipped_to_a_client_that_accepts_it() {
+    use std::io::Read;
+    let app = spawn_app(Backend::Sqlite).await;
+    for path in ["/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"] {
+        let plain = app.request(reqwest::Method::GET, path, None, None).await;
+        assert_eq!(plain.headers().get("content-encoding"), None, "{path}");
+        let plain = plain.bytes().await.unwrap();
+
+        let res = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .header("accept-encoding", "gzip, br")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        assert_eq!(res.headers()["content-encoding"], "gzip", "{path}");
+        assert_eq!(res.headers()["vary"], "Accept-Encoding", "{path}");
+        let gzipped = res.bytes().await.unwrap();
+        assert!(
+            gzipped.len() * 3 < plain.len(),
+            "{path}: {} bytes gzipped of {}",
+            gzipped.len(),
+            plain.len()
+        );
+        let mut unzipped = Vec::new();
+        flate2::read::GzDecoder::new(&gzipped[..])
+            .read_to_end(&mut unzipped)
+            .unwrap();
+        assert_eq!(unzipped, plain, "{path}: the same asset");
+    }
+}
+
+#[tokio::test]
 async fn problem_types_are_described_at_their_uri() {
     let app = spawn_app(Backend::Sqlite).await;
     let (status, body) = app.get("/problems/not-your-move", None).await;

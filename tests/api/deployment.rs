@@ -9,15 +9,16 @@ use crate::helpers::{fresh_database, spawn_app, Backend};
 #[tokio::test]
 async fn the_store_connects_to_a_postgres_that_requires_tls() {
     let (url, _guard) = fresh_database(Backend::Postgres).await;
-    let separator = if url.contains('?') { '&' } else { '?' };
-    let tls_url = format!("{url}{separator}sslmode=require");
+    let tcp_url = crate::pg_server::source().unwrap().over_tcp(&url);
+    let separator = if tcp_url.contains('?') { '&' } else { '?' };
+    let tls_url = format!("{tcp_url}{separator}sslmode=require");
     let store = store::connect_with(&tls_url, &DbSettings::default())
         .await
         .expect("sslmode=require connects (sqlx is built with rustls)");
     store.ping().await.expect("the store answers over TLS");
 
     // The server itself says the store's sessions are encrypted.
-    let database = url.rsplit('/').next().unwrap().split('?').next().unwrap();
+    let database = &crate::pg_server::database_name(&url);
     let admin = sqlx::PgPool::connect(&url).await.unwrap();
     let (encrypted,): (i64,) = sqlx::query_as(
         "SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) \
@@ -87,4 +88,30 @@ async fn the_operator_asks_for_idle_games_to_be_abandoned_from_the_command_line(
     assert_eq!(app.view(&id, None).await["status"], "active");
     // No idle time is no command.
     assert!(!run("0").status.success());
+}
+
+#[test]
+fn a_server_that_cannot_have_its_address_creates_no_file() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("parlour.db");
+    let key = dir.path().join("parlour-signing.key");
+    let failed = Command::new(env!("CARGO_BIN_EXE_parlour"))
+        .args(["--addr", &address])
+        .arg("--database-url")
+        .arg(format!("sqlite://{}", database.display()))
+        .arg("--signing-key-file")
+        .arg(&key)
+        .env("RUST_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(!failed.status.success());
+    assert!(
+        String::from_utf8_lossy(&failed.stdout).contains(&address)
+            || String::from_utf8_lossy(&failed.stderr).contains(&address),
+        "the failure names the address"
+    );
+    assert!(!database.exists(), "a database was created");
+    assert!(!key.exists(), "a signing key was created");
 }

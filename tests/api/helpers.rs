@@ -9,6 +9,8 @@ use reqwest::{Client, Method, Response, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
+use crate::pg_server;
+
 /// Which backend a test runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -25,8 +27,8 @@ pub struct TestApp {
     _guard: Guard,
 }
 
-/// A fresh database for one test: a new SQLite file, or a new database on the Postgres
-/// Postgres server the tests found (`postgres_server`).
+/// A fresh database for one test: a new SQLite file, or a new database on the Postgres server
+/// the tests use (`pg_server`), dropped when the test ends, passed or failed.
 pub async fn fresh_database(backend: Backend) -> (String, Guard) {
     match backend {
         Backend::Sqlite => {
@@ -35,7 +37,13 @@ pub async fn fresh_database(backend: Backend) -> (String, Guard) {
             (url, Some(Arc::new(dir)))
         }
         Backend::Postgres => {
-            let (server_url, guard) = postgres_server().await;
+            let source = pg_server::source().unwrap_or_else(|tried| panic!("{tried}"));
+            let (server_url, container) = match source.url() {
+                Some(url) => (url.to_string(), None),
+                None => pg_server::start_container()
+                    .await
+                    .unwrap_or_else(|why| panic!("Docker could not start a Postgres: {why}")),
+            };
             let name = format!("parlour_test_{}", uuid::Uuid::new_v4().simple());
             let admin = sqlx::PgPool::connect(&server_url)
                 .await
@@ -46,13 +54,16 @@ pub async fn fresh_database(backend: Backend) -> (String, Guard) {
                 .expect("create test database");
             admin.close().await;
             let url = with_database(&server_url, &name);
+            let database = pg_server::TestDatabase { server_url, name };
+            // The database is dropped before its container (if any) goes.
+            let guard: Guard = Some(Arc::new((database, container)));
             (url, guard)
         }
     }
 }
 
 /// The same server URL naming another database: `postgres://u@h:p/db?x` → `postgres://u@h:p/name?x`.
-fn with_database(server_url: &str, name: &str) -> String {
+pub fn with_database(server_url: &str, name: &str) -> String {
     let (base, query) = match server_url.split_once('?') {
         Some((base, query)) => (base, format!("?{query}")),
         None => (server_url, String::new()),
@@ -62,150 +73,9 @@ fn with_database(server_url: &str, name: &str) -> String {
     format!("{scheme}://{authority}/{name}{query}")
 }
 
-/// Where the tests look for Postgres when `DATABASE_URL` names none: the machine's own server,
-/// over TCP and over its Unix socket, with the trust authentication a developer's or CI
-/// machine has.
-const LOCAL_POSTGRES: [&str; 2] = [
-    "postgres://postgres@127.0.0.1:5432/postgres",
-    "postgres://postgres@localhost/postgres?host=/var/run/postgresql",
-];
-
-/// What keeps a test database alive (a temp dir, a container) for as long as its server runs.
+/// What keeps a test database alive (a temp dir, a container) for as long as its server runs,
+/// and drops it when the last clone goes.
 pub type Guard = Option<Arc<dyn std::any::Any + Send + Sync>>;
-
-/// The Postgres server the tests use: `DATABASE_URL` if it names one, else a local server
-/// that answers, else a testcontainers Postgres; when there is none, every Postgres test
-/// fails with one message saying what was tried (a test is never skipped silently).
-async fn postgres_server() -> (String, Guard) {
-    let named = std::env::var("DATABASE_URL").ok();
-    match find_postgres(named, &LOCAL_POSTGRES, start_container).await {
-        Ok(found) => found,
-        Err(tried) => panic!("{tried}"),
-    }
-}
-
-/// The search itself, with the places to try given, so that its failure can be tested.
-async fn find_postgres<F, Fut>(
-    named: Option<String>,
-    local: &[&str],
-    container: F,
-) -> Result<(String, Guard), NoPostgres>
-where
-    F: FnOnce() -> Fut,
-    Fut: std::future::Future<Output = Result<(String, Guard), String>>,
-{
-    if let Some(url) = named.filter(|url| url.starts_with("postgres")) {
-        return Ok((url, None));
-    }
-    let mut found = None;
-    for url in local {
-        if answers(url).await {
-            found = Some((*url).to_string());
-            break;
-        }
-    }
-    if let Some(url) = found {
-        return Ok((url, None));
-    }
-    container().await.map_err(|docker| NoPostgres {
-        local: local.iter().map(|url| (*url).to_string()).collect(),
-        docker,
-    })
-}
-
-/// Whether a Postgres server accepts a connection at `url` within a few seconds.
-async fn answers(url: &str) -> bool {
-    let connect = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(1)
-        .acquire_timeout(std::time::Duration::from_secs(3))
-        .connect(url);
-    match tokio::time::timeout(std::time::Duration::from_secs(4), connect).await {
-        Ok(Ok(pool)) => {
-            pool.close().await;
-            true
-        }
-        _ => false,
-    }
-}
-
-async fn start_container() -> Result<(String, Guard), String> {
-    use testcontainers_modules::postgres::Postgres;
-    use testcontainers_modules::testcontainers::runners::AsyncRunner;
-    let container = Postgres::default()
-        .start()
-        .await
-        .map_err(|e| e.to_string())?;
-    let port = container
-        .get_host_port_ipv4(5432)
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok((
-        format!("postgres://postgres:postgres@127.0.0.1:{port}/postgres"),
-        Some(Arc::new(container)),
-    ))
-}
-
-/// Why the Postgres half of the tests cannot run.
-#[derive(Debug)]
-struct NoPostgres {
-    local: Vec<String>,
-    docker: String,
-}
-
-impl std::fmt::Display for NoPostgres {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the Postgres tests found no Postgres: DATABASE_URL names none, no local server \
-             answered at {}, and Docker could not start one ({}). Start a Postgres with trust \
-             authentication on 127.0.0.1:5432, or set DATABASE_URL=postgres://…",
-            self.local.join(" or "),
-            self.docker
-        )
-    }
-}
-
-#[tokio::test]
-async fn a_named_database_url_is_used_as_it_is() {
-    let (url, guard) = find_postgres(
-        Some("postgres://someone@db.example:6543/x".into()),
-        &[],
-        || async { Err("not asked".to_string()) },
-    )
-    .await
-    .unwrap();
-    assert_eq!(url, "postgres://someone@db.example:6543/x");
-    assert!(guard.is_none());
-}
-
-#[tokio::test]
-async fn without_a_database_url_the_first_local_server_that_answers_is_found() {
-    let (reachable, _guard) = postgres_server().await;
-    let here = [
-        "postgres://postgres@127.0.0.1:1/postgres",
-        reachable.as_str(),
-    ];
-    let (url, _) = find_postgres(Some("sqlite://x.db".into()), &here, || async {
-        Err("not asked".to_string())
-    })
-    .await
-    .unwrap();
-    assert_eq!(url, reachable);
-}
-
-#[tokio::test]
-async fn with_no_postgres_anywhere_the_tests_fail_saying_what_was_tried() {
-    let nowhere = ["postgres://postgres@127.0.0.1:1/postgres"];
-    let tried = find_postgres(None, &nowhere, || async {
-        Err("no Docker engine".to_string())
-    })
-    .await
-    .expect_err("no Postgres is found");
-    let message = tried.to_string();
-    assert!(message.contains("DATABASE_URL names none"), "{message}");
-    assert!(message.contains("127.0.0.1:1"), "{message}");
-    assert!(message.contains("no Docker engine"), "{message}");
-}
 
 /// Starts the server on a random port against a fresh database.
 pub async fn spawn_app(backend: Backend) -> TestApp {

@@ -241,6 +241,12 @@ async fn the_access_log_can_be_silenced_on_its_own() {
         "other info lines are still written: {lines:?}"
     );
     assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("play at /play") && line.contains("API docs at /docs")),
+        "the start-up line says where to play and where the docs are: {lines:?}"
+    );
+    assert!(
         lines.iter().all(|line| !line.contains("parlour::access")),
         "{lines:?}"
     );

@@ -1,5 +1,6 @@
 //! The API's integration tests: one binary, every test against a real server on a random
-//! port, on SQLite and on Postgres (`DATABASE_URL`, else a local server, else testcontainers).
+//! port, on SQLite and on Postgres (`DATABASE_URL`, else a local server, else a private cluster
+//! the tests start themselves, else testcontainers: `pg_server.rs`).
 
 // Issue 9 lints: tests fail by panicking, so unwrap/expect in their helpers is the point, and
 // their casts are over small counts and test sizes where truncation cannot matter.
@@ -35,6 +36,7 @@ mod logs;
 mod matches;
 mod metrics;
 mod outage;
+mod pg_server;
 mod play;
 mod rate_limits;
 mod readme;

@@ -192,6 +192,8 @@ async fn pump(
 /// A server on a fresh Postgres database reached through a proxy the test controls.
 async fn app_behind_proxy() -> (TestApp, Proxy) {
     let (direct_url, guard) = fresh_database(Backend::Postgres).await;
+    // The proxy speaks TCP: the private cluster's own URL is a Unix socket.
+    let direct_url = crate::pg_server::source().unwrap().over_tcp(&direct_url);
     let (scheme, rest) = direct_url.split_once("://").expect("a URL");
     let (authority, path) = rest.split_once('/').expect("a database name");
     let (user, host) = match authority.rsplit_once('@') {
