@@ -39,6 +39,7 @@ mod play;
 mod rate_limits;
 mod readme;
 mod receipts;
+mod revocation;
 mod schemas;
 mod store;
 mod strict_input;
