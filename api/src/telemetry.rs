@@ -239,14 +239,22 @@ mod tests {
             "/x?code=inv_0123=more",
         ] {
             let logged = loggable_target(target);
-            assert!(!logged.contains("inv_0123"), "{target} was logged as {logged}");
+            assert!(
+                !logged.contains("inv_0123"),
+                "{target} was logged as {logged}"
+            );
             assert!(logged.starts_with("/x?"), "{logged}");
         }
     }
 
     #[test]
     fn a_target_without_credentials_is_logged_as_sent() {
-        for target in ["/v1/catalog", "/v1/games/1?wait=60", "/x?", "/x?codes=1&mytoken=2"] {
+        for target in [
+            "/v1/catalog",
+            "/v1/games/1?wait=60",
+            "/x?",
+            "/x?codes=1&mytoken=2",
+        ] {
             assert_eq!(loggable_target(target), target);
         }
     }

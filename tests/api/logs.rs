@@ -253,14 +253,23 @@ async fn a_credential_in_a_query_never_reaches_the_log_though_the_route_does() {
     let secrets = [
         ("invitation", "inv_5ec12e7a11ce0000000000000000beef"),
         ("code", "signin_5ec12e7a11ce00000000c0de"),
-        ("token", "acct_5ec12e7a11ce0000000000000000000000000000000000000000000000007043"),
-        ("access_token", "5ec12e7a11ce000000000000000000000000000000000000000000000000acce"),
+        (
+            "token",
+            "acct_5ec12e7a11ce0000000000000000000000000000000000000000000000007043",
+        ),
+        (
+            "access_token",
+            "5ec12e7a11ce000000000000000000000000000000000000000000000000acce",
+        ),
     ];
     let client = Client::new();
     for (i, (name, secret)) in secrets.iter().enumerate() {
         // The invitation's own link, and the other names on a route that reads no query.
         let url = if *name == "invitation" {
-            format!("{}/play/games/{game}?seat=1&{name}={secret}", server.address)
+            format!(
+                "{}/play/games/{game}?seat=1&{name}={secret}",
+                server.address
+            )
         } else {
             format!("{}/v1/games/{game}?{name}={secret}&wait=1", server.address)
         };

@@ -52,7 +52,11 @@ async fn a_table(app: &TestApp) -> Table {
     assert_eq!(status, StatusCode::CREATED, "{hosted}");
     let id = hosted["id"].as_str().unwrap().to_string();
     let (status, claimed) = app
-        .post(&format!("/v1/games/{id}/seats/1/claim"), Some(&bea), &json!({}))
+        .post(
+            &format!("/v1/games/{id}/seats/1/claim"),
+            Some(&bea),
+            &json!({}),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{claimed}");
     Table {
@@ -129,7 +133,11 @@ async fn read_until(stream: &mut Response, wanted: &str) -> String {
         true
     })
     .await;
-    assert_eq!(found, Ok(true), "{wanted:?} never came; the stream sent {sent:?}");
+    assert_eq!(
+        found,
+        Ok(true),
+        "{wanted:?} never came; the stream sent {sent:?}"
+    );
     sent
 }
 
@@ -264,9 +272,7 @@ async fn a_revoked_phone_s_notices_end_on_another_instance_within_a_second(a: Te
         answered.saturating_duration_since(revoked)
     );
     // The laptop is still told of the account's games.
-    let (status, page) = a
-        .get("/v1/me/notices?after=0-0", Some(&table.laptop))
-        .await;
+    let (status, page) = a.get("/v1/me/notices?after=0-0", Some(&table.laptop)).await;
     assert_eq!(status, StatusCode::OK, "{page}");
     assert!(!page["notices"].as_array().unwrap().is_empty(), "{page}");
 }

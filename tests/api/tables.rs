@@ -324,7 +324,10 @@ async fn the_host_cannot_abort_once_every_seat_is_taken_and_the_cards_are_dealt(
     claimed(&app, &bea, &dealt, 1, json!({})).await;
     let before = app.view(&dealt, Some(&ann)).await;
     assert_eq!(before["status"], "active", "{before}");
-    assert!(before["you"].is_object(), "the host sees its own seat: {before}");
+    assert!(
+        before["you"].is_object(),
+        "the host sees its own seat: {before}"
+    );
     let res = app
         .request(
             Method::POST,

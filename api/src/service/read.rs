@@ -118,7 +118,8 @@ impl Parlour {
                         let known = known?;
                         // The last view came from the log's end and the bus tells of every
                         // commit since, so the table need only keep up with what it was told.
-                        let next = service.next_view(id, caller, known, heartbeat, Freshness::Cached);
+                        let next =
+                            service.next_view(id, caller, known, heartbeat, Freshness::Cached);
                         let found = match hold.as_mut() {
                             Some(hold) => tokio::select! {
                                 biased;
@@ -138,9 +139,7 @@ impl Parlour {
                                 }
                                 Update::View(Box::new(view))
                             }
-                            Ok(None) if hold.as_ref().is_some_and(Hold::is_revoked) => {
-                                return None
-                            }
+                            Ok(None) if hold.as_ref().is_some_and(Hold::is_revoked) => return None,
                             Ok(None) => Update::KeepAlive,
                             Err(_) => return None,
                         }
