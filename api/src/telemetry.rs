@@ -6,7 +6,10 @@
 //! its own (`RUST_LOG=info,parlour::access=off`). Besides it, a fault on our side (5xx) is
 //! logged at ERROR with its cause, and a client's mistake (4xx) at DEBUG, so that a flood of
 //! refused requests costs one short access line each, not an error report. What a client sent
-//! (the path and query) is cut to `LOGGED_TARGET_CHARS`.
+//! (the path and query) is cut to `LOGGED_TARGET_CHARS`, and the value of every query
+//! parameter that carries a credential (`CREDENTIAL_PARAMETERS`: an invitation's code in a
+//! link, a token some client put in a URL) is written as `[redacted]`: a log is read by more
+//! people, and kept longer, than any secret should be.
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -26,6 +29,41 @@ use crate::http::trace::{self, RequestContext, TraceContext};
 pub const LOGGED_TARGET_CHARS: usize = 160;
 /// The target of the access log's lines.
 pub const ACCESS_TARGET: &str = "parlour::access";
+/// The query parameters whose values are credentials, never written to a log (compared
+/// without regard to case, once percent-decoded): the invitation link's code, and the names
+/// clients use for a bearer token in a URL.
+pub const CREDENTIAL_PARAMETERS: [&str; 4] = ["invitation", "code", "token", "access_token"];
+/// What a credential's value is written as.
+pub const REDACTED: &str = "[redacted]";
+
+/// A request target (path and query) as it may be logged: every credential's value replaced
+/// by [`REDACTED`], everything else as sent.
+pub fn loggable_target(target: &str) -> String {
+    let Some((path, query)) = target.split_once('?') else {
+        return target.to_string();
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| {
+            let Some((name, _value)) = pair.split_once('=') else {
+                return pair.to_string();
+            };
+            // Decoded as the server reads it, so `%63ode=` or `Code=` hides nothing.
+            let decoded: String = url::form_urlencoded::parse(name.as_bytes())
+                .map(|(key, _)| key.into_owned())
+                .collect();
+            let secret = CREDENTIAL_PARAMETERS
+                .iter()
+                .any(|c| decoded.trim().eq_ignore_ascii_case(c));
+            if secret {
+                format!("{name}={REDACTED}")
+            } else {
+                pair.to_string()
+            }
+        })
+        .collect();
+    format!("{path}?{}", pairs.join("&"))
+}
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -108,7 +146,7 @@ impl RootSpanBuilder for RequestSpan {
             "request",
             request_id = %id,
             method = %request.method(),
-            target = %truncated(target, LOGGED_TARGET_CHARS),
+            target = %truncated(&loggable_target(target), LOGGED_TARGET_CHARS),
             trace_id = tracing::field::Empty,
             span_id = tracing::field::Empty,
             parent_span_id = tracing::field::Empty,
@@ -171,6 +209,53 @@ impl RootSpanBuilder for RequestSpan {
             // Bounded again: errors that are not ours (actix's own) may quote the request.
             let error = truncated(&error, 2 * LOGGED_TARGET_CHARS);
             tracing::debug!(status = status.as_u16(), "{error}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_credential_in_the_query_is_logged_as_redacted_and_the_rest_as_sent() {
+        assert_eq!(
+            loggable_target("/play/games/abc?seat=1&invitation=inv_0123"),
+            "/play/games/abc?seat=1&invitation=[redacted]"
+        );
+        assert_eq!(
+            loggable_target("/x?code=signin_9&token=t&access_token=a&wait=60"),
+            "/x?code=[redacted]&token=[redacted]&access_token=[redacted]&wait=60"
+        );
+    }
+
+    #[test]
+    fn a_credential_spelled_otherwise_is_redacted_all_the_same() {
+        for target in [
+            "/x?Invitation=inv_0123",
+            "/x?%69nvitation=inv_0123",
+            "/x?ACCESS_TOKEN=inv_0123",
+            "/x?a=1&&code=inv_0123&b",
+            "/x?code=inv_0123=more",
+        ] {
+            let logged = loggable_target(target);
+            assert!(
+                !logged.contains("inv_0123"),
+                "{target} was logged as {logged}"
+            );
+            assert!(logged.starts_with("/x?"), "{logged}");
+        }
+    }
+
+    #[test]
+    fn a_target_without_credentials_is_logged_as_sent() {
+        for target in [
+            "/v1/catalog",
+            "/v1/games/1?wait=60",
+            "/x?",
+            "/x?codes=1&mytoken=2",
+        ] {
+            assert_eq!(loggable_target(target), target);
         }
     }
 }

@@ -489,6 +489,9 @@ impl AccountStore for HeldAppend {
             .revoke_account_token(by, account, token, at)
             .await
     }
+    async fn live_account_tokens(&self, tokens: &[Uuid]) -> Result<Vec<Uuid>, StoreError> {
+        self.inner.live_account_tokens(tokens).await
+    }
     async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
         self.inner.account(id).await
     }

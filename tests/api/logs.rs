@@ -251,3 +251,65 @@ async fn the_access_log_can_be_silenced_on_its_own() {
         "{lines:?}"
     );
 }
+
+#[tokio::test]
+async fn a_credential_in_a_query_never_reaches_the_log_though_the_route_does() {
+    let server = LoggingServer::start(&["--log-format", "json"], "info").await;
+    let game = uuid::Uuid::new_v4();
+    let secrets = [
+        ("invitation", "inv_5ec12e7a11ce0000000000000000beef"),
+        ("code", "signin_5ec12e7a11ce00000000c0de"),
+        (
+            "token",
+            "acct_5ec12e7a11ce0000000000000000000000000000000000000000000000007043",
+        ),
+        (
+            "access_token",
+            "5ec12e7a11ce000000000000000000000000000000000000000000000000acce",
+        ),
+    ];
+    let client = Client::new();
+    for (i, (name, secret)) in secrets.iter().enumerate() {
+        // The invitation's own link, and the other names on a route that reads no query.
+        let url = if *name == "invitation" {
+            format!(
+                "{}/play/games/{game}?seat=1&{name}={secret}",
+                server.address
+            )
+        } else {
+            format!("{}/v1/games/{game}?{name}={secret}&wait=1", server.address)
+        };
+        client
+            .get(url)
+            .header("x-request-id", format!("logs-secret-{i}"))
+            .send()
+            .await
+            .unwrap();
+    }
+    let last = format!("logs-secret-{}", secrets.len() - 1);
+    let lines = server.lines_until(|line| line.contains(&last) && line.contains("parlour::access"));
+    for (i, (name, secret)) in secrets.iter().enumerate() {
+        for line in &lines {
+            assert!(!line.contains(secret), "the {name} is in the log: {line}");
+        }
+        let id = format!("logs-secret-{i}");
+        let access = lines
+            .iter()
+            .filter(|line| line.contains(&id) && line.contains("parlour::access"))
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .next()
+            .unwrap_or_else(|| panic!("no access line for {id}: {lines:?}"));
+        // The web client's pages are one route: `/play` and whatever follows.
+        let route = if *name == "invitation" {
+            "/play{tail:.*}"
+        } else {
+            "/v1/games/{id}"
+        };
+        assert_eq!(access["route"], route, "{access}");
+        let target = access["span"]["target"].as_str().unwrap_or_default();
+        assert!(
+            target.contains(&format!("{name}=[redacted]")),
+            "the request's target says a {name} was there: {target}"
+        );
+    }
+}

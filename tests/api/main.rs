@@ -41,6 +41,7 @@ mod play;
 mod rate_limits;
 mod readme;
 mod receipts;
+mod revocation;
 mod schemas;
 mod store;
 mod strict_input;

@@ -1,7 +1,7 @@
 //! Games hosted by accounts: a host creates a game with its own seat, seats held for named
 //! accounts, seats offered by invitation and seats open to anyone; the game waits until every
 //! seat is taken; a seat is claimed once, also when two claims race on two instances; the host
-//! withdraws and renews offers and may abort before the first move; any seat may resign;
+//! withdraws and renews offers and may abort while the game waits for players; any seat may resign;
 //! nobody acts for a seat it does not hold; and the inbox lists each account's games, most
 //! urgent first.
 
@@ -280,7 +280,7 @@ async fn the_host_revokes_an_invitation_and_a_new_one_replaces_it(app: TestApp) 
     assert_problem(late, StatusCode::CONFLICT, "seating-closed").await;
 }
 
-async fn the_host_may_abort_before_the_first_move_and_nobody_else_may(app: TestApp) {
+async fn the_host_may_abort_while_the_game_waits_for_players_and_nobody_else_may(app: TestApp) {
     let (_, ann) = account(&app, "Ann").await;
     let (_, bea) = account(&app, "Bea").await;
     let waiting = id_of(&host(&app, &ann, json!([{"kind": "me"}, {"kind": "anyone"}])).await);
@@ -311,6 +311,51 @@ async fn the_host_may_abort_before_the_first_move_and_nobody_else_may(app: TestA
     let (anonymous, _) = app.create_game("girl", 2, None, json!({})).await;
     let res = app
         .request(Method::POST, &abort(&anonymous), Some(&ann), None)
+        .await;
+    assert_problem(res, StatusCode::CONFLICT, "seating-closed").await;
+}
+
+/// The hole it closes: a host whose game began (its last seat taken, every hand dealt) looked
+/// at its cards, aborted, and hosted again until it liked its hand.
+async fn the_host_cannot_abort_once_every_seat_is_taken_and_the_cards_are_dealt(app: TestApp) {
+    let (_, ann) = account(&app, "Ann").await;
+    let (_, bea) = account(&app, "Bea").await;
+    let dealt = id_of(&host(&app, &ann, json!([{"kind": "me"}, {"kind": "anyone"}])).await);
+    claimed(&app, &bea, &dealt, 1, json!({})).await;
+    let before = app.view(&dealt, Some(&ann)).await;
+    assert_eq!(before["status"], "active", "{before}");
+    assert!(
+        before["you"].is_object(),
+        "the host sees its own seat: {before}"
+    );
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{dealt}/abort"),
+            Some(&ann),
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::CONFLICT, "seating-closed").await;
+    let after = app.view(&dealt, Some(&ann)).await;
+    assert_eq!(after, before, "a refused abort changes nothing");
+    assert_audits(&app, &dealt).await;
+
+    // A table the host fills with bots at once begins at once, and is no more abortable.
+    let with_a_bot = host(
+        &app,
+        &ann,
+        json!([{"kind": "me"}, {"kind": "bot", "level": "steady"}]),
+    )
+    .await;
+    let with_a_bot = id_of(&with_a_bot);
+    let res = app
+        .request(
+            Method::POST,
+            &format!("/v1/games/{with_a_bot}/abort"),
+            Some(&ann),
+            None,
+        )
         .await;
     assert_problem(res, StatusCode::CONFLICT, "seating-closed").await;
 }
@@ -714,7 +759,8 @@ on_both_backends!(
     an_open_seat_is_claimed_once_when_two_accounts_race_on_two_instances,
     a_seat_held_for_an_account_is_offered_to_it_alone_and_waits_in_its_inbox,
     the_host_revokes_an_invitation_and_a_new_one_replaces_it,
-    the_host_may_abort_before_the_first_move_and_nobody_else_may,
+    the_host_may_abort_while_the_game_waits_for_players_and_nobody_else_may,
+    the_host_cannot_abort_once_every_seat_is_taken_and_the_cards_are_dealt,
     any_seat_may_resign_and_the_game_ends_for_everyone,
     no_account_acts_claims_or_resigns_for_a_seat_it_does_not_hold,
     the_inbox_lists_my_moves_first_then_others_then_waiting_then_finished,

@@ -182,13 +182,22 @@ pub async fn show(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
-    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
     let known = version_header(&req, header::IF_NONE_MATCH)?;
     match known {
-        None => Ok(view_response(service.view(id, caller).await?)),
+        None => {
+            let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+            Ok(view_response(service.view(id, caller).await?))
+        }
         Some(known) => {
+            // A long-poll outlives its check: a revoked account token ends it with 401.
+            let (caller, hold) = service
+                .authenticate_holding(id, bearer.0.as_deref())
+                .await?;
             let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
-            match service.view_when_changed(id, caller, known, wait).await? {
+            match service
+                .view_when_changed_holding(id, caller, known, wait, hold)
+                .await?
+            {
                 Some(view) if view.version != known => Ok(view_response(view)),
                 _ => Ok(per_seat(&mut HttpResponse::NotModified())
                     .insert_header(etag(known))
@@ -506,8 +515,14 @@ pub async fn stream(
         .map(|addr| addr.ip())
         .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
     let permit = gate.admit(bearer.0.as_deref(), client)?;
-    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
-    let updates = service.into_inner().updates(id, caller, HEARTBEAT).await?;
+    // Held for as long as the stream runs: revoking the account token ends it.
+    let (caller, hold) = service
+        .authenticate_holding(id, bearer.0.as_deref())
+        .await?;
+    let updates = service
+        .into_inner()
+        .updates(id, caller, HEARTBEAT, hold)
+        .await?;
     // The permit lives as long as the stream: actix drops the body when the stream ends or the
     // client goes away, and with it the permit, which frees the slot.
     let messages = updates.map(move |update| {

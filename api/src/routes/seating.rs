@@ -200,7 +200,8 @@ pub async fn withdraw(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Calls a hosted game off before its first move: it ends with no result. Only the host may.
+/// Calls a hosted game off while it waits for players: it ends with no result. Only the host
+/// may; once the last seat is taken the cards are dealt and the game can only be resigned.
 #[utoipa::path(post, path = "/v1/games/{id}/abort", tag = "tables", operation_id = "abortGame",
     params(("id" = String, Path, description = "Game id")),
     security(("account_token" = [])),
@@ -209,7 +210,7 @@ pub async fn withdraw(
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 403, description = "The caller is not the game's host (`not-host`)", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
-        (status = 409, description = "A move has been made, or the game was not created by an account (`seating-closed`), or it is over (`not-your-move`)", content_type = PROBLEM),
+        (status = 409, description = "Every seat is taken, so the game has begun (`seating-closed`), or the game was not created by an account (`seating-closed`), or it is over (`not-your-move`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[post("/v1/games/{id}/abort")]

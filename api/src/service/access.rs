@@ -16,16 +16,38 @@ impl Parlour {
 
     /// Checks a bearer token against the game: no token is a spectator.
     pub async fn authenticate(&self, game: Uuid, token: Option<&str>) -> Result<Caller> {
+        Ok(self.authenticate_as(game, token).await?.0)
+    }
+
+    /// [`Parlour::authenticate`] for a stream or a long-poll, which outlives the check: with
+    /// an account token it also holds the token, so that its revocation ends what it opened
+    /// (`revocations`). No other credential can be revoked.
+    pub async fn authenticate_holding(
+        &self,
+        game: Uuid,
+        token: Option<&str>,
+    ) -> Result<(Caller, Option<Hold>)> {
+        let (caller, account_token) = self.authenticate_as(game, token).await?;
+        Ok((caller, account_token.map(|token| self.hold(token))))
+    }
+
+    /// The caller, and the id of the account token it came with (if it came with one).
+    async fn authenticate_as(
+        &self,
+        game: Uuid,
+        token: Option<&str>,
+    ) -> Result<(Caller, Option<Uuid>)> {
         let Some(token) = token else {
-            return Ok(Caller::Spectator);
+            return Ok((Caller::Spectator, None));
         };
         if token.starts_with(ACCOUNT_TOKEN_PREFIX) {
             // An account plays the seat the game's log sat it in; anywhere else it watches.
             let caller = self.authenticate_account(Some(token)).await?;
-            return Ok(match self.seat_of_account(game, caller.account.id).await? {
+            let seat = match self.seat_of_account(game, caller.account.id).await? {
                 Some(seat) => Caller::Seat(seat),
                 None => Caller::Spectator,
-            });
+            };
+            return Ok((seat, Some(caller.token)));
         }
         // A match token opens its player's seat in every deal of the match: each deal keeps
         // a credential derived from the token's hash and the deal's own id.
@@ -53,7 +75,7 @@ impl Parlour {
         match found {
             None => Err(ServiceError::Unauthorized("this token belongs to no seat")),
             Some((id, _)) if id != game => Err(ServiceError::WrongGame),
-            Some((_, seat)) => Ok(Caller::Seat(seat)),
+            Some((_, seat)) => Ok((Caller::Seat(seat), None)),
         }
     }
 }

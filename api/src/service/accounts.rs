@@ -147,6 +147,9 @@ impl Parlour {
             .revoke_account_token(caller.token, caller.account.id, id, self.clock.now())
             .await?;
         if revoked {
+            // What the token holds on this instance ends now; on the others, at their next
+            // look at the store (`revocations`).
+            self.revoked_here();
             return Ok(());
         }
         // Nothing revoked: either there is no such live token of this account, or the caller

@@ -243,7 +243,10 @@ impl Parlour {
             .await?
             .into_iter()
             .collect();
+        // Held for as long as the follower runs: revoking the token ends it (`revocations`).
+        let hold = self.hold(caller.token);
         Ok(Follower {
+            hold,
             service: self,
             account: caller.account.id,
             games,
@@ -259,7 +262,8 @@ impl Parlour {
     /// Every notice for `caller`'s account after the feed place `after` (the feed's end when
     /// `None`): first those already in the feed, then live ones from `commits` (this
     /// instance's bus, subscribed before the feed was read, so nothing falls between), with a
-    /// `KeepAlive` after each quiet `heartbeat`.
+    /// `KeepAlive` after each quiet `heartbeat`. It ends, sending nothing more, once the
+    /// caller's token is found revoked.
     pub async fn account_updates(
         self: Arc<Self>,
         caller: &AccountCaller,
@@ -282,7 +286,8 @@ impl Parlour {
     }
 
     /// The long-poll twin of [`Parlour::account_updates`]: the notices after `after` (the
-    /// feed's end when `None`), waiting up to `wait` for the first if there is none yet.
+    /// feed's end when `None`), waiting up to `wait` for the first if there is none yet;
+    /// "revoked" as soon as the caller's token is found revoked.
     pub async fn notices_after(
         self: Arc<Self>,
         caller: &AccountCaller,
@@ -300,6 +305,9 @@ impl Parlour {
             notices.push(*first);
             // Whatever else that read found, without waiting for more.
             notices.extend(follower.pending.drain(..));
+        }
+        if follower.hold.is_revoked() {
+            return Err(Self::revoked_while_waiting());
         }
         let next = match notices.last() {
             Some(last) => last.id.clone(),
@@ -320,6 +328,8 @@ pub struct BusFeed {
 
 /// The state of one account's stream.
 struct Follower {
+    /// The caller's token, held while the stream runs.
+    hold: Hold,
     service: Arc<Parlour>,
     account: Uuid,
     games: HashSet<Uuid>,
@@ -334,15 +344,24 @@ struct Follower {
 }
 
 impl Follower {
-    /// The next update; `None` ends the stream (the store failed or the bus stopped).
+    /// The next update; `None` ends the stream (the store failed, the bus stopped, or the
+    /// token was revoked).
     async fn next(&mut self) -> Option<AccountUpdate> {
         use broadcast::error::{RecvError, TryRecvError};
         loop {
             if let Some(notice) = self.pending.pop_front() {
                 return Some(AccountUpdate::Notice(Box::new(notice)));
             }
+            if self.hold.is_revoked() {
+                return None;
+            }
             let batch = if self.caught_up {
-                let first = match tokio::time::timeout(self.heartbeat, self.commits.recv()).await {
+                let waited = tokio::select! {
+                    biased;
+                    () = self.hold.revoked() => return None,
+                    waited = tokio::time::timeout(self.heartbeat, self.commits.recv()) => waited,
+                };
+                let first = match waited {
                     Err(_) => return Some(AccountUpdate::KeepAlive),
                     Ok(Ok(commit)) => commit,
                     Ok(Err(RecvError::Lagged(_))) => {
@@ -406,6 +425,11 @@ impl Follower {
                 .notices_for(self.account, &mut self.games, &batch)
                 .await
                 .ok()?;
+            // A notice of a commit made after the revocation was answered must not reach the
+            // revoked device, even before the watcher looks.
+            if !notices.is_empty() && !self.service.still_live(&self.hold).await {
+                return None;
+            }
             self.sent = self.sent.max(reached);
             self.pending.extend(notices);
         }

@@ -189,6 +189,7 @@ pub mod housekeeping;
 mod inbox;
 pub mod matches;
 mod read;
+mod revocations;
 mod seating;
 mod table;
 pub mod text;
@@ -202,6 +203,7 @@ pub use accounts::{
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use clocks::Sweep;
 pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
+pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 pub use table::IdleSweep;
 pub use vacation::DEFAULT_VACATION_DAYS;
@@ -268,6 +270,8 @@ pub struct Parlour {
     webhook_settings: webhooks::WebhookSettings,
     /// The least time a bot takes over a move.
     bot_pace: Duration,
+    /// The account tokens this instance's streams and long-polls hold (`revocations`).
+    revocations: Arc<Revocations>,
 }
 
 /// How an append went, when it did not fail outright.
@@ -484,6 +488,7 @@ impl Parlour {
             vacation_days: vacation::DEFAULT_VACATION_DAYS,
             webhook_settings: webhooks::WebhookSettings::default(),
             bot_pace: bots::DEFAULT_BOT_PACE,
+            revocations: Arc::new(Revocations::default()),
         }
     }
 

@@ -25,6 +25,37 @@ impl Parlour {
             .await
     }
 
+    /// [`Parlour::view_when_changed`] for a caller whose account token `hold` holds (none for
+    /// any other caller): answered "revoked" as soon as the token is found revoked while it
+    /// waits, and never with a view once the store says it is.
+    pub async fn view_when_changed_holding(
+        &self,
+        id: Uuid,
+        caller: Caller,
+        known: u64,
+        wait: Duration,
+        hold: Option<Hold>,
+    ) -> Result<Option<GameView>> {
+        let Some(mut hold) = hold else {
+            return self.view_when_changed(id, caller, known, wait).await;
+        };
+        let answer = tokio::select! {
+            biased;
+            () = hold.revoked() => return Err(Self::revoked_while_waiting()),
+            answer = self.view_when_changed(id, caller, known, wait) => answer?,
+        };
+        let live = match &answer {
+            // A view is shown only to a token the store still calls live.
+            Some(_) => self.still_live(&hold).await,
+            None => !hold.is_revoked(),
+        };
+        if live {
+            Ok(answer)
+        } else {
+            Err(Self::revoked_while_waiting())
+        }
+    }
+
     /// As [`Parlour::view_when_changed`], with the first look as fresh as `first` says.
     async fn next_view(
         &self,
@@ -67,29 +98,48 @@ impl Parlour {
     }
 
     /// Every view `caller` should see from now on: the current one, then one each time the game
-    /// moves, with a `KeepAlive` after each quiet `heartbeat`; it ends after the final view.
+    /// moves, with a `KeepAlive` after each quiet `heartbeat`; it ends after the final view, or
+    /// as soon as the account token `hold` holds is found revoked (sending nothing more).
     pub async fn updates(
         self: Arc<Self>,
         id: Uuid,
         caller: Caller,
         heartbeat: Duration,
+        hold: Option<Hold>,
     ) -> Result<impl futures_util::Stream<Item = Update>> {
         let first = self.view(id, caller).await?;
-        let start = (self, Some(Update::View(Box::new(first))), None::<u64>);
+        let start = (self, Some(Update::View(Box::new(first))), None::<u64>, hold);
         Ok(futures_util::stream::unfold(
             start,
-            move |(service, pending, known)| async move {
+            move |(service, pending, known, mut hold)| async move {
                 let update = match pending {
                     Some(update) => update,
                     None => {
                         let known = known?;
                         // The last view came from the log's end and the bus tells of every
                         // commit since, so the table need only keep up with what it was told.
-                        match service
-                            .next_view(id, caller, known, heartbeat, Freshness::Cached)
-                            .await
-                        {
-                            Ok(Some(view)) => Update::View(Box::new(view)),
+                        let next =
+                            service.next_view(id, caller, known, heartbeat, Freshness::Cached);
+                        let found = match hold.as_mut() {
+                            Some(hold) => tokio::select! {
+                                biased;
+                                () = hold.revoked() => return None,
+                                found = next => found,
+                            },
+                            None => next.await,
+                        };
+                        match found {
+                            Ok(Some(view)) => {
+                                // A move made after the revocation was answered must not
+                                // reach the revoked device, even before the watcher looks.
+                                if let Some(hold) = &hold {
+                                    if !service.still_live(hold).await {
+                                        return None;
+                                    }
+                                }
+                                Update::View(Box::new(view))
+                            }
+                            Ok(None) if hold.as_ref().is_some_and(Hold::is_revoked) => return None,
                             Ok(None) => Update::KeepAlive,
                             Err(_) => return None,
                         }
@@ -101,7 +151,7 @@ impl Parlour {
                     Update::View(view) => Some(view.version),
                     Update::KeepAlive => known,
                 };
-                Some((update, (service, None, known)))
+                Some((update, (service, None, known, hold)))
             },
         ))
     }

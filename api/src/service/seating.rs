@@ -375,10 +375,20 @@ impl Parlour {
         .await
     }
 
-    /// Calls the game off before its first move. Only the host may.
+    /// Calls the game off while it waits for players. Only the host may.
     pub async fn abort_game(&self, caller: &AccountCaller, id: Uuid) -> Result<u64> {
         self.record_table_event_if(id, None, TableEvent::Aborted {}, None, |loaded| {
-            Self::require_host(&loaded.sitting, caller)
+            Self::require_host(&loaded.sitting, caller)?;
+            // Once the last seat is taken the game has begun: every seat holds its dealt
+            // cards, the host's included. Were an abort allowed then, a host could call off
+            // every deal it did not like and host the game again until it liked its hand.
+            // The framework's own rule (and so the audit's) is the older, looser "before the
+            // first move", which every abort recorded before this one also kept.
+            if loaded.sitting.table.waiting() {
+                Ok(())
+            } else {
+                Err(ServiceError::TableRefused(TableRefusal::Begun))
+            }
         })
         .await
     }

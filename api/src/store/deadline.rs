@@ -393,6 +393,11 @@ impl<S: EventStore> AccountStore for Deadline<S> {
         )
         .await
     }
+    async fn live_account_tokens(&self, tokens: &[Uuid]) -> Result<Vec<Uuid>, StoreError> {
+        self.run(false, self.inner.live_account_tokens(tokens))
+            .await
+    }
+
     async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
         self.run(false, self.inner.account(id)).await
     }

@@ -514,6 +514,12 @@ pub trait AccountStore: Send + Sync {
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
 
+    /// Which of these token ids are live (not revoked, and still there), in no order: asked
+    /// again and again for the tokens that hold streams and long-polls, so that a revocation
+    /// made through any instance ends them (`service::revocations`). Any number of ids; none
+    /// asks nothing of the database.
+    async fn live_account_tokens(&self, tokens: &[Uuid]) -> Result<Vec<Uuid>, StoreError>;
+
     /// The account with this id.
     async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError>;
 

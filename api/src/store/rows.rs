@@ -102,6 +102,19 @@ pub const ACCOUNT_TOKENS: &str =
     "SELECT id, account_id, name, token_hash, created_at FROM account_tokens \
      WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id";
 
+/// The most token ids one [`live_account_tokens`] statement asks about (SQLite allows 32,766
+/// parameters; Postgres 65,535).
+pub const LIVE_TOKENS_PER_STATEMENT: usize = 500;
+
+/// Which of the `count` token ids `$1`..`$count` are live: neither revoked nor gone.
+pub fn live_account_tokens(count: usize) -> String {
+    let places: Vec<String> = (1..=count).map(|i| format!("${i}")).collect();
+    format!(
+        "SELECT id FROM account_tokens WHERE revoked_at IS NULL AND id IN ({})",
+        places.join(", ")
+    )
+}
+
 /// Revokes account `$2`'s live token `$3` at `$4`, while the caller's token `$1` of the same
 /// account is live (the caller may be the token revoked: the check reads the table as it was
 /// before the statement).

@@ -534,6 +534,21 @@ impl AccountStore for SqliteStore {
         Ok(done.rows_affected() == 1)
     }
 
+    async fn live_account_tokens(&self, tokens: &[Uuid]) -> Result<Vec<Uuid>, StoreError> {
+        let mut live = Vec::new();
+        for chunk in tokens.chunks(rows::LIVE_TOKENS_PER_STATEMENT) {
+            let sql = rows::live_account_tokens(chunk.len());
+            let mut query = sqlx::query(&sql);
+            for id in chunk {
+                query = query.bind(id.to_string());
+            }
+            for row in query.fetch_all(&self.pool).await? {
+                live.push(rows::Columns::uuid(&row, "id")?);
+            }
+        }
+        Ok(live)
+    }
+
     async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
         let row = sqlx::query(rows::ACCOUNT)
             .bind(id.to_string())

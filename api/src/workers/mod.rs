@@ -63,6 +63,12 @@ impl Workers {
                 }
             }
         }));
+        // Streams and long-polls whose account token is revoked end, wherever it was revoked.
+        let _revocations = Running(tokio::spawn(
+            service
+                .revocations()
+                .watch_until_stopped(store.clone(), crate::service::REVOCATION_CHECK),
+        ));
         let _outbox = Running(tokio::spawn(outbox::run_until_stopped(
             store.clone(),
             self.bus.subscribe(),
