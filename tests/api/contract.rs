@@ -738,6 +738,8 @@ async fn what_the_server_sends_fits_the_document(app: TestApp) {
         ("getHealth", "/healthz"),
         ("getReadiness", "/readyz"),
         ("getSigningKeys", "/.well-known/parlour-keys"),
+        // After the games above ended: each one's signed checkpoint.
+        ("listCheckpoints", "/v1/checkpoints"),
     ] {
         let res = app.request(Method::GET, path, None, None).await;
         let (status, _) = schemas.answer(operation, res).await;

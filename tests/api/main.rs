@@ -16,6 +16,7 @@ mod basics;
 mod bots;
 mod british_birds;
 mod bus;
+mod checkpoints;
 mod client;
 mod clocks;
 mod cold;
