@@ -494,7 +494,10 @@ mod tests {
                 ..checkpoint.clone()
             },
         ] {
-            assert!(!verify_checkpoint(&signer.public_key(), &changed), "{changed:?}");
+            assert!(
+                !verify_checkpoint(&signer.public_key(), &changed),
+                "{changed:?}"
+            );
         }
     }
 
