@@ -11,7 +11,7 @@ must be canonical, S must be below the group order, and neither the public key n
 point of small order. The equation checked is the cofactorless [S]B = R + [k]A.
 
 Usage:
-  python3 tools/ed25519.py --self-test                       RFC 8032 vectors and a golden receipt
+  python3 tools/ed25519.py --self-test                       RFC 8032 vectors, a golden receipt and checkpoint
   python3 tools/ed25519.py --public-key HEX --receipts FILE  verify the receipt(s) in FILE
   python3 tools/ed25519.py --server URL --receipts FILE      ... with the keys the server publishes
 
@@ -139,7 +139,7 @@ def receipt_message(game, seq, hash_hex):
     return RECEIPT_PREFIX + text.encode("ascii")
 
 
-def verify_receipt(public_key_hex, receipt):
+def verify_receipt(public_key_hex, receipt, message_of=None):
     """Whether the receipt (a dict as the server sent it) was signed by the key whose 32 bytes
     are `public_key_hex`: the key id must name that key, the hash be 64 and the signature 128
     lowercase hex digits, seq an integer in [0, 2^64), and the signature valid."""
@@ -160,10 +160,34 @@ def verify_receipt(public_key_hex, receipt):
             or not _HEX128.fullmatch(signature_hex)
         ):
             return False
-        message = receipt_message(game, seq, hash_hex)
+        message = (message_of or receipt_message)(game, seq, hash_hex)
     except (KeyError, TypeError, ValueError):
         return False
     return verify(public_key, message, bytes.fromhex(signature_hex))
+
+
+CHECKPOINT_PREFIX = b"parlour-checkpoint/1\n"
+
+
+def checkpoint_message(game, seq, hash_hex):
+    """The bytes a checkpoint's signature covers: its own prefix, then the canonical JSON
+    {"finished":true,"game":"<uuid>","hash":"<64 hex>","seq":<n>}."""
+    text = '{"finished":true,"game":"%s","hash":"%s","seq":%d}' % (str(uuid.UUID(game)), hash_hex, seq)
+    return CHECKPOINT_PREFIX + text.encode("ascii")
+
+
+def verify_checkpoint(public_key_hex, checkpoint):
+    """Whether the checkpoint (a dict as the server published it) says `finished` and was signed
+    by the key `public_key_hex`, under the same strict rules as a receipt."""
+    if not isinstance(checkpoint, dict) or checkpoint.get("finished") is not True:
+        return False
+    as_receipt = dict(checkpoint)
+    as_receipt.pop("finished")
+    try:
+        ok = verify_receipt(public_key_hex, as_receipt, checkpoint_message)
+    except (KeyError, TypeError, ValueError):
+        return False
+    return ok
 
 
 def fetch_keys(server):
@@ -205,6 +229,12 @@ GOLDEN_RECEIPT = {
     "key_id": "56475aa75463474c",
     "signature": "b90ea50a55557c6ac3510bbb8f5dd1ccfd80e1a5f23821dc49901bb3721e7aff17ebadb02f086b62255c014e3990be992dd0ae12a4cef1e8c77345a41899d50e",
 }
+# The golden checkpoint pinned in api/src/receipts.rs: the same key, game, seq and hash.
+GOLDEN_CHECKPOINT = dict(
+    GOLDEN_RECEIPT,
+    finished=True,
+    signature="c3a01468bf347c456d1a4e6c5e1b1152f40f6bc1235bcdb72605307de6712fd536dfcd45981eddefd133ab48bb3aa78ca6fec2507acd0ba75982c3eb0f0b0b04",
+)
 GOLDEN_MESSAGE = (
     b'parlour-receipt/1\n{"game":"0190f3a2-7c4e-7b1d-9a2f-5e6d7c8b9a01",'
     b'"hash":"5f1a4f0fbd3c5e2d7b8a9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f","seq":42}'
@@ -252,6 +282,18 @@ def self_test():
     for what, receipt in tampered.items():
         checks.append(("the golden receipt with another %s fails" % what, not verify_receipt(GOLDEN_PUBLIC_KEY, receipt)))
     checks.append(("the golden receipt under another key fails", not verify_receipt(RFC8032_VECTORS[0][0], golden)))
+
+    checkpoint = GOLDEN_CHECKPOINT
+    checks.append(("the golden checkpoint verifies", verify_checkpoint(GOLDEN_PUBLIC_KEY, checkpoint)))
+    checks.append(("the golden checkpoint is no receipt", not verify_receipt(GOLDEN_PUBLIC_KEY, dict(golden, signature=checkpoint["signature"]))))
+    checks.append(("the golden receipt is no checkpoint", not verify_checkpoint(GOLDEN_PUBLIC_KEY, dict(checkpoint, signature=golden["signature"]))))
+    for what, changed in {
+        "finished false": dict(checkpoint, finished=False),
+        "no finished": {k: v for k, v in checkpoint.items() if k != "finished"},
+        "another seq": dict(checkpoint, seq=41),
+        "another hash": dict(checkpoint, hash=_flip(checkpoint["hash"], 31)),
+    }.items():
+        checks.append(("the golden checkpoint with %s fails" % what, not verify_checkpoint(GOLDEN_PUBLIC_KEY, changed)))
 
     for name, ok in checks:
         print("%s  %s" % ("ok  " if ok else "FAIL", name))

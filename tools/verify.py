@@ -13,7 +13,11 @@ Checks, without trusting any of Parlour's own code:
   shuffles  every recorded shuffle (any JSON object with exactly the keys "stream" and "order")
             is numbered as the protocol says and is the order the seed gives on that stream;
   receipts  each receipt kept from a move is signed by the server's key and names an event the
-            log holds with that very hash (Ed25519 in tools/ed25519.py, beside this file).
+            log holds with that very hash (Ed25519 in tools/ed25519.py, beside this file);
+  finished  the log ends the game (its last entry is the game's end, judged from the log itself
+            wherever that needs no game rules), and the file's signed checkpoint, and every
+            checkpoint kept from before, says the game ended at exactly this log's last event:
+            a file cut short, or a finished game rolled back, fails here.
 
 The protocol is described in docs/audit.md. Standard library only (Python 3.8+).
 
@@ -21,6 +25,7 @@ Usage:
   python3 tools/verify.py http://127.0.0.1:8080 GAME_ID       fetch the game file and verify it
   python3 tools/verify.py --save game.json URL GAME_ID        ... and keep the file
   python3 tools/verify.py game.json [--receipt R.json ...]    verify a saved file offline
+  python3 tools/verify.py game.json --checkpoint C.json       ... against a checkpoint kept
   python3 tools/verify.py --self-test                         check against golden values
 
 Exit status: 0 only if everything verifies; 1 if anything fails or cannot be checked.
@@ -40,7 +45,9 @@ import urllib.request
 MASK32 = 0xFFFFFFFF
 MASK64 = 0xFFFFFFFFFFFFFFFF
 BUNDLE_FORMAT = "parlour-verify-bundle/1"
-GAME_FILE_FORMAT = "parlour-game/1"
+GAME_FILE_FORMAT = "parlour-game/2"
+# Files saved before checkpoints: they verify as far as they go, but fail `finished`.
+GAME_FILE_FORMATS = ("parlour-game/1", GAME_FILE_FORMAT)
 
 
 class Unverifiable(Exception):
@@ -544,7 +551,79 @@ def hex_bytes(value, what):
     return bytes.fromhex(value)
 
 
-def verify(game, keys=None, extra_receipts=()):
+def game_end(record, events, ended_at_table):
+    """Whether the log ends the game, judged from the log alone, and how: (True, how),
+    (False, why not), or (None, why it cannot be told without the game's rules)."""
+    if ended_at_table:
+        return True, "ended at the table (%s)" % events[-1].get("type")
+    moves = [e for e in events if not str(e.get("type", "")).startswith(TABLE_PREFIX)]
+    if not moves:
+        return False, "the log holds no game event"
+    last = moves[-1]
+    kind, data = last.get("type"), last.get("data") or {}
+    name = record.get("game")
+    if name in ("girl", "car"):
+        if kind == "game_over":
+            return True, "game_over at event %s" % last.get("seq")
+        return False, "its last game event is %s, not game_over" % kind
+    if name == "british-birds":
+        if kind != "game_over":
+            return False, "its last game event is %s, not game_over" % kind
+        target = (record.get("options") or {}).get("play_to")
+        if target is None:
+            return True, "game_over at event %s" % last.get("seq")
+        totals = {}
+        for event in moves:
+            if event.get("type") == "game_over":
+                for seat, points in enumerate((event.get("data") or {}).get("points") or []):
+                    totals[seat] = totals.get(seat, 0) + points
+        if any(total >= target for total in totals.values()):
+            return True, "game_over at event %s, a total of %d reached" % (last.get("seq"), target)
+        return False, "no total reached the series' %d at its last game_over" % target
+    if name == "history-of-england" and (record.get("rules_version") or 1) >= 2:
+        if kind == "turn_ended" and "next" not in data:
+            return True, "the last turn_ended names no next seat (event %s)" % last.get("seq")
+        return False, "its last game event is not a turn_ended that names no next seat"
+    return None, "the end of %s (rules version %s) needs its rules to judge" % (name, record.get("rules_version"))
+
+
+def check_checkpoint(report, checkpoint, game_id, events, known_keys, what):
+    """A signed checkpoint says the game ended at event `seq` with hash `hash`: the log must
+    end exactly there. Returns whether it verified and holds."""
+    seq = checkpoint.get("seq") if isinstance(checkpoint, dict) else None
+    if not isinstance(checkpoint, dict):
+        report.fail("finished", None, "%s is not a checkpoint" % what)
+        return False
+    public_key = known_keys.get(checkpoint.get("key_id"))
+    if public_key is None:
+        report.fail("finished", seq, "%s is signed by key %r, which is not given" % (what, checkpoint.get("key_id")))
+        return False
+    if not ed25519().verify_checkpoint(public_key, checkpoint):
+        report.fail("finished", seq, "%s: its signature does not verify" % what)
+        return False
+    if checkpoint.get("game") != game_id:
+        report.fail("finished", seq, "%s is for game %s" % (what, checkpoint.get("game")))
+        return False
+    if seq < 1:
+        report.fail("finished", seq, "%s names no event" % what)
+        return False
+    if seq > len(events):
+        report.fail(
+            "finished", seq,
+            "%s says the game ended at event %d, but the log ends at event %d: events were removed "
+            "(the log was cut short, or the finished game rolled back)" % (what, seq, len(events)),
+        )
+        return False
+    if events[seq - 1].get("hash") != checkpoint.get("hash"):
+        report.fail("finished", seq, "%s: the log's event %d has another hash than the signed end: the log was rewritten" % (what, seq))
+        return False
+    if seq < len(events):
+        report.fail("finished", seq, "%s says the game ended at event %d, but the log goes on to event %d" % (what, seq, len(events)))
+        return False
+    return True
+
+
+def verify(game, keys=None, extra_receipts=(), extra_checkpoints=()):
     """Runs every check on a game file; returns a Report."""
     report = Report()
     record, events = game["record"], game["events"]
@@ -725,8 +804,31 @@ def verify(game, keys=None, extra_receipts=()):
             report.fail("receipts", seq, "the log ends at event %d, before this receipt's event: events were removed" % len(events))
         elif events[seq - 1].get("hash") != receipt.get("hash"):
             report.fail("receipts", seq, "the log's event %d has another hash than the one signed" % seq)
+    # (e) The end: the log itself ends the game wherever that can be told without the rules,
+    # and the server signed that it ended at exactly this log's last event (the file's
+    # checkpoint, and any kept from before): a file cut short, with its head and receipts cut
+    # to match, has no checkpoint of its own end.
+    ending, how = game_end(record, events, ended)
+    if ending is False:
+        report.fail("finished", len(events), "the log does not end the game: %s" % how)
+    checkpoint = game.get("checkpoint")
+    if checkpoint is None:
+        report.fail(
+            "finished", None,
+            "the file carries no signed checkpoint of the game's end, so a file cut short could "
+            "not be told from a whole one (files saved before checkpoints: fetch it again)",
+        )
+    else:
+        check_checkpoint(report, checkpoint, game_id, events, known_keys, "the file's checkpoint")
+    kept = [c for c in extra_checkpoints if isinstance(c, dict) and c.get("game") == game_id]
+    for n, saved in enumerate(kept, 1):
+        check_checkpoint(report, saved, game_id, events, known_keys, "checkpoint %d kept from before" % n)
+    report.ending = how
+    report.checkpoints = (0 if checkpoint is None else 1) + len(kept)
+
     report.notes.append("%d shuffles" % shuffles)
     report.genesis, report.head, report.shuffles = genesis, prev, shuffles
+    report.head_seq = len(events)
     report.receipts = len(receipts)
     report.table_events = sum(
         1 for e in events if str(e.get("type", "")).startswith(TABLE_PREFIX)
@@ -751,8 +853,10 @@ def print_report(report, out=sys.stdout):
         "shuffles": "%d recorded shuffle(s) reproduced from the seed" % report.shuffles,
         "receipts": "%d signed receipt(s) match the log" % report.receipts,
         "table": "%d table event(s), each one the table could record there" % report.table_events,
+        "finished": "the game ends at event %s (%s); %d signed checkpoint(s) say so" % (
+            report.head_seq, report.ending, report.checkpoints),
     }
-    for check in ("seed", "chain", "shuffles", "table", "receipts"):
+    for check in ("seed", "chain", "shuffles", "table", "receipts", "finished"):
         failed = report.failed(check)
         if not failed:
             print("  %-9s OK    %s" % (check, lines[check]), file=out)
@@ -961,7 +1065,7 @@ def load_file(path):
     """A game file (`GET /v1/games/{id}/file`) or an older verifier's bundle."""
     with open(path, encoding="utf-8") as f:
         loaded = load_json(f.read())
-    if isinstance(loaded, dict) and loaded.get("format") == GAME_FILE_FORMAT:
+    if isinstance(loaded, dict) and loaded.get("format") in GAME_FILE_FORMATS:
         return loaded
     if isinstance(loaded, dict) and loaded.get("format") == BUNDLE_FORMAT:
         return from_bundle(loaded)
@@ -979,6 +1083,9 @@ def main(argv):
     parser.add_argument("--save", metavar="FILE", help="save the fetched game file to FILE")
     parser.add_argument("--receipt", metavar="FILE", action="append", default=[],
                         help="a receipt (JSON) kept from a move's answer; may be repeated")
+    parser.add_argument("--checkpoint", metavar="FILE", action="append", default=[],
+                        help="a signed checkpoint kept from before (JSON: one, a list, or a page "
+                        "of GET /v1/checkpoints); may be repeated")
     parser.add_argument("--key", metavar="KEY_ID=HEX", action="append", default=[],
                         help="a server public key to check receipts with; may be repeated")
     parser.add_argument("--self-test", action="store_true", help="check against golden values")
@@ -996,6 +1103,13 @@ def main(argv):
             with open(path, encoding="utf-8") as f:
                 loaded = load_json(f.read())
             receipts.extend(loaded if isinstance(loaded, list) else [loaded])
+        checkpoints = []
+        for path in args.checkpoint:
+            with open(path, encoding="utf-8") as f:
+                loaded = load_json(f.read())
+            if isinstance(loaded, dict) and "checkpoints" in loaded:
+                loaded = loaded["checkpoints"]
+            checkpoints.extend(loaded if isinstance(loaded, list) else [loaded])
         path = args.log or (args.source if args.source and not args.game_id else None)
         if path:
             if args.game_id or args.save or (args.log and args.source):
@@ -1008,7 +1122,7 @@ def main(argv):
             if args.save:
                 with open(args.save, "w", encoding="utf-8") as f:
                     f.write(canonical_json(game) + "\n")
-        report = verify(game, keys, receipts)
+        report = verify(game, keys, receipts, checkpoints)
     except Unverifiable as error:
         print("CANNOT VERIFY: %s" % error)
         return 1

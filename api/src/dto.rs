@@ -6,7 +6,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::receipts::{PublicKey, Receipt};
+use crate::receipts::{Checkpoint, PublicKey, Receipt};
 
 /// Whether a game is still being played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -355,7 +355,7 @@ pub struct EventPage {
 /// One check of the audit that failed, and where.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct AuditFailure {
-    /// `chain`, `replay` or `seed`.
+    /// `chain`, `replay`, `seed`, `checkpoint` or `snapshot`.
     pub check: String,
     /// The event that broke it, where one did.
     pub seq: Option<u64>,
@@ -386,6 +386,10 @@ pub struct AuditReport {
     pub head_hash: Option<String>,
     /// How many events the log holds.
     pub events: u64,
+    /// Once the game is over: the server's signed word of where it ended, as the public list
+    /// holds it (`GET /v1/checkpoints`). Keep it: a log that is later shorter, longer or other
+    /// at that event was rolled back or rewritten.
+    pub checkpoint: Option<Checkpoint>,
     /// The checks that failed.
     pub failures: Vec<AuditFailure>,
 }
@@ -530,8 +534,9 @@ pub struct CreationRecord {
     pub chain: u8,
     /// The rules version the game was created, and replays, under.
     pub rules_version: u32,
-    /// When the game was created.
-    pub created_at: DateTime<Utc>,
+    // No `created_at`: no hash binds it, so a file that carried it would carry one field an
+    // edit changes undetected. The first event's `at`, which the chain binds, says when the
+    // game was dealt (`docs/audit.md`, "The game file").
 }
 
 /// One event exactly as stored, for the game file.
@@ -581,7 +586,8 @@ pub struct LogHead {
 /// `tools/verify.py FILE` checks offline.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct GameFile {
-    /// `parlour-game/1`.
+    /// `parlour-game/2` (`/1` files, saved before, had no `checkpoint` and an unbound
+    /// `created_at`).
     pub format: String,
     /// The creation record.
     pub record: CreationRecord,
@@ -595,8 +601,32 @@ pub struct GameFile {
     pub head: Option<LogHead>,
     /// A signed receipt for the last event of every batch.
     pub receipts: Vec<Receipt>,
-    /// The public keys the receipts are signed with.
+    /// The server's signed word that the game ended at its last event, as the public list
+    /// (`GET /v1/checkpoints`) holds it: a file cut short cannot carry a checkpoint of its own
+    /// end, and `tools/verify.py` fails a file without one.
+    pub checkpoint: Checkpoint,
+    /// The public keys the receipts and the checkpoint are signed with.
     pub keys: Vec<PublicKey>,
+}
+
+/// One finished game's head in the public list.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ListedCheckpoint {
+    /// Its place in the list: 1, 2, 3, … in the order games were published, with no gap.
+    pub position: u64,
+    /// The signed checkpoint.
+    #[serde(flatten)]
+    pub checkpoint: Checkpoint,
+}
+
+/// `GET /v1/checkpoints`: a page of the append-only list of finished games' heads.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CheckpointPage {
+    /// The checkpoints after `after`, in order.
+    pub checkpoints: Vec<ListedCheckpoint>,
+    /// The `after` of the next page, or null when this page was not full (ask again later
+    /// from the last position seen for games ended since).
+    pub next_after: Option<u64>,
 }
 
 /// An error (RFC 9457 `application/problem+json`): every 4xx and 5xx answer has this body.

@@ -27,6 +27,10 @@ use uuid::Uuid;
 /// never be mistaken for one over anything else this key might sign later.
 pub const MESSAGE_PREFIX: &[u8] = b"parlour-receipt/1\n";
 
+/// What every signed checkpoint's message starts with: a checkpoint says more than a receipt
+/// (that the game ended there), so it must never be passed off as one, nor one as it.
+pub const CHECKPOINT_PREFIX: &[u8] = b"parlour-checkpoint/1\n";
+
 /// The algorithm name published with each key.
 pub const ALGORITHM: &str = "Ed25519";
 
@@ -44,6 +48,28 @@ pub struct Receipt {
     #[schema(example = "9a4c2d1e0b3f5a67")]
     pub key_id: String,
     /// The Ed25519 signature of the message in `docs/receipts.md`: 128 lowercase hex digits.
+    pub signature: String,
+}
+
+/// The server's word that `game` ended at event `seq`, whose chain hash is `hash`: nothing was
+/// or will be appended after it. Published in the game file, in the audit and in the public
+/// list `GET /v1/checkpoints`, so anyone who saw it once can tell a finished game rolled back
+/// (or cut short) from the one that ended (`docs/audit.md`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Checkpoint {
+    /// The game.
+    pub game: Uuid,
+    /// The sequence number of the game's last event.
+    pub seq: u64,
+    /// That event's chain hash: 64 lowercase hex digits.
+    #[schema(example = "3f7c0c1d9a1b2e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b")]
+    pub hash: String,
+    /// Always `true`: a checkpoint is signed only for a game that is over.
+    pub finished: bool,
+    /// Which key signed it: see `GET /.well-known/parlour-keys`.
+    #[schema(example = "9a4c2d1e0b3f5a67")]
+    pub key_id: String,
+    /// The Ed25519 signature of the message in `docs/audit.md`: 128 lowercase hex digits.
     pub signature: String,
 }
 
@@ -222,6 +248,49 @@ impl Signer {
     }
 }
 
+impl Signer {
+    /// Signs the checkpoint saying `game` ended at event `seq` with chain hash `hash`. Asked
+    /// only of a game that is over: the server's signature is its word that the log ends here.
+    pub fn sign_checkpoint(&self, game: Uuid, seq: u64, hash: &str) -> Checkpoint {
+        let signature: Signature = self.key.sign(&checkpoint_message(game, seq, hash));
+        Checkpoint {
+            game,
+            seq,
+            hash: hash.to_string(),
+            finished: true,
+            key_id: self.key_id.clone(),
+            signature: hex::encode(signature.to_bytes()),
+        }
+    }
+}
+
+/// The bytes a checkpoint's signature covers: [`CHECKPOINT_PREFIX`] and then the canonical JSON
+/// `{"finished":true,"game":"<uuid>","hash":"<hash>","seq":<n>}`.
+pub fn checkpoint_message(game: Uuid, seq: u64, hash: &str) -> Vec<u8> {
+    let json = format!(
+        r#"{{"finished":true,"game":"{}","hash":"{}","seq":{}}}"#,
+        game.hyphenated(),
+        hash,
+        seq
+    );
+    let mut bytes = CHECKPOINT_PREFIX.to_vec();
+    bytes.extend_from_slice(json.as_bytes());
+    bytes
+}
+
+/// Whether `checkpoint` was signed by the key `public_key`, under the same strict rules as a
+/// receipt ([`verify`]); one that does not say `finished` is not a checkpoint this server signs.
+pub fn verify_checkpoint(public_key: &[u8; 32], checkpoint: &Checkpoint) -> bool {
+    checkpoint.finished
+        && verify_signature(
+            public_key,
+            &checkpoint.key_id,
+            &checkpoint.hash,
+            &checkpoint.signature,
+            &checkpoint_message(checkpoint.game, checkpoint.seq, &checkpoint.hash),
+        )
+}
+
 /// The bytes a receipt's signature covers: [`MESSAGE_PREFIX`] and then the canonical JSON
 /// `{"game":"<uuid>","hash":"<hash>","seq":<n>}` (keys sorted, no white space, the UUID lowercase
 /// and hyphenated, `seq` a decimal integer).
@@ -249,24 +318,39 @@ pub fn key_id(public_key: &[u8; 32]) -> String {
 /// valid Ed25519 signature of [`message`] under RFC 8032's strict rules (no small-order key
 /// or `R`, `S` reduced).
 pub fn verify(public_key: &[u8; 32], receipt: &Receipt) -> bool {
-    if receipt.key_id != key_id(public_key)
-        || !is_lower_hex(&receipt.hash, 64)
-        || !is_lower_hex(&receipt.signature, 128)
+    verify_signature(
+        public_key,
+        &receipt.key_id,
+        &receipt.hash,
+        &receipt.signature,
+        &message(receipt.game, receipt.seq, &receipt.hash),
+    )
+}
+
+/// The checks a receipt and a checkpoint share: the key id names the key, the hash and the
+/// signature are lowercase hex of their lengths, and the signature verifies strictly.
+fn verify_signature(
+    public_key: &[u8; 32],
+    claimed_key_id: &str,
+    hash: &str,
+    signature_hex: &str,
+    signed: &[u8],
+) -> bool {
+    if claimed_key_id != key_id(public_key)
+        || !is_lower_hex(hash, 64)
+        || !is_lower_hex(signature_hex, 128)
     {
         return false;
     }
     let mut signature = [0u8; 64];
-    if hex::decode_to_slice(&receipt.signature, &mut signature).is_err() {
+    if hex::decode_to_slice(signature_hex, &mut signature).is_err() {
         return false;
     }
     let Ok(key) = VerifyingKey::from_bytes(public_key) else {
         return false;
     };
-    key.verify_strict(
-        &message(receipt.game, receipt.seq, &receipt.hash),
-        &Signature::from_bytes(&signature),
-    )
-    .is_ok()
+    key.verify_strict(signed, &Signature::from_bytes(&signature))
+        .is_ok()
 }
 
 fn is_lower_hex(text: &str, len: usize) -> bool {
@@ -363,6 +447,58 @@ mod tests {
                 "parlour-receipt/1\n{{\"game\":\"{GOLDEN_GAME}\",\"hash\":\"{GOLDEN_HASH}\",\"seq\":42}}"
             )
         );
+    }
+
+    /// The golden checkpoint: the golden key's signature that the golden game ended at event
+    /// 42 with the golden hash. `tools/ed25519.py --self-test` checks the same one.
+    const GOLDEN_CHECKPOINT_SIGNATURE: &str = "c3a01468bf347c456d1a4e6c5e1b1152f40f6bc1235bcdb72605307de6712fd536dfcd45981eddefd133ab48bb3aa78ca6fec2507acd0ba75982c3eb0f0b0b04";
+
+    #[test]
+    fn the_golden_checkpoint_is_pinned_and_is_not_a_receipt() {
+        let game = Uuid::parse_str(GOLDEN_GAME).unwrap();
+        let signer = golden_signer();
+        let checkpoint = signer.sign_checkpoint(game, 42, GOLDEN_HASH);
+        assert_eq!(
+            String::from_utf8(checkpoint_message(game, 42, GOLDEN_HASH)).unwrap(),
+            format!(
+                "parlour-checkpoint/1\n{{\"finished\":true,\"game\":\"{GOLDEN_GAME}\",\"hash\":\"{GOLDEN_HASH}\",\"seq\":42}}"
+            )
+        );
+        assert_eq!(checkpoint.signature, GOLDEN_CHECKPOINT_SIGNATURE);
+        assert!(verify_checkpoint(&signer.public_key(), &checkpoint));
+        // The receipt for the same event is another signature: neither passes for the other.
+        let receipt = golden_receipt();
+        assert_ne!(receipt.signature, checkpoint.signature);
+        let as_receipt = Receipt {
+            signature: checkpoint.signature.clone(),
+            ..receipt.clone()
+        };
+        assert!(!verify(&signer.public_key(), &as_receipt));
+        let as_checkpoint = Checkpoint {
+            signature: receipt.signature,
+            ..checkpoint.clone()
+        };
+        assert!(!verify_checkpoint(&signer.public_key(), &as_checkpoint));
+        // Nor does one that does not say the game ended, or names another end.
+        for changed in [
+            Checkpoint {
+                finished: false,
+                ..checkpoint.clone()
+            },
+            Checkpoint {
+                seq: 41,
+                ..checkpoint.clone()
+            },
+            Checkpoint {
+                hash: format!("{}0", &GOLDEN_HASH[..63]),
+                ..checkpoint.clone()
+            },
+        ] {
+            assert!(
+                !verify_checkpoint(&signer.public_key(), &changed),
+                "{changed:?}"
+            );
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use parlour::service::{estimated_bytes, CacheSettings};
+use parlour::service::{estimated_bytes, snapshot_mac, CacheSettings, SNAPSHOT_KEY_PURPOSE};
 use parlour::startup::Settings;
 use parlour::store::SnapshotRecord;
 use parlour_domain::playout::instantiate;
@@ -232,14 +232,22 @@ async fn a_snapshot_the_log_does_not_vouch_for_is_not_trusted(app: TestApp) {
     assert!(head > early.version, "{head}");
     let last = app.store.events(uuid, head - 1, Some(1)).await.unwrap();
     let (real_hash, prev_hash) = (last[0].hash.clone(), last[0].prev_hash.clone());
-    let plant = |hash: &str, rules_version: u32, format: u32, version: u64| SnapshotRecord {
-        game: uuid,
-        version,
-        hash: hash.to_string(),
-        rules_version,
-        format,
-        state: early.state.clone(),
-        created_at: early.created_at,
+    // Planted with the server's own key: these are the checks a snapshot passes besides its
+    // MAC (which an attacker without the key cannot make: see the test after this one).
+    let key = app.signer().derive_key(SNAPSHOT_KEY_PURPOSE);
+    let plant = |hash: &str, rules_version: u32, format: u32, version: u64| {
+        let mut planted = SnapshotRecord {
+            game: uuid,
+            version,
+            hash: hash.to_string(),
+            rules_version,
+            format,
+            state: early.state.clone(),
+            created_at: early.created_at,
+            mac: None,
+        };
+        planted.mac = Some(snapshot_mac(&key, &planted));
+        planted
     };
     let folded = every_view(
         &app.restart_with(settings(usize::MAX, 0)).await,
@@ -258,7 +266,17 @@ async fn a_snapshot_the_log_does_not_vouch_for_is_not_trusted(app: TestApp) {
     let trusting = app.restart_with(settings(usize::MAX, 10)).await;
     assert_ne!(every_view(&trusting, &id, &tokens).await, folded);
 
+    let vouched = plant(&real_hash, rules, format, head);
     for (n, planted) in [
+        // Vouched for by the log, but not by the server's MAC: none, or one of another snapshot.
+        SnapshotRecord {
+            mac: None,
+            ..vouched.clone()
+        },
+        SnapshotRecord {
+            mac: early.mac.clone(),
+            ..vouched.clone()
+        },
         plant("not-the-log's-hash", rules, format, head),
         plant(&prev_hash, rules, format, head),
         plant(&real_hash, rules + 1, format, head),
@@ -275,7 +293,146 @@ async fn a_snapshot_the_log_does_not_vouch_for_is_not_trusted(app: TestApp) {
     }
 }
 
+/// Runs one SQL statement on the test's database, as someone with the database but not the
+/// server's key would.
+async fn execute(app: &TestApp, sql: &str, text: &str) {
+    if app.database_url.starts_with("sqlite") {
+        let pool = sqlx::SqlitePool::connect(&app.database_url).await.unwrap();
+        sqlx::query(sql).bind(text).execute(&pool).await.unwrap();
+    } else {
+        let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+        sqlx::query(sql).bind(text).execute(&pool).await.unwrap();
+    }
+}
+
+/// The attack of issue 35 (item 9): someone with the database edits the stored snapshot of a
+/// match in play, keeping its version, hash and MAC, so that it holds an earlier table. The
+/// log still vouches for the entry it names, so before snapshots carried a MAC a cold server
+/// served the edited table. Now the server folds the log instead, every seat sees what the
+/// log says, and the audit names the snapshot.
+async fn an_edited_snapshot_is_not_served_and_the_audit_reports_it(app: TestApp) {
+    let writer = app.restart_with(settings(usize::MAX, 10)).await;
+    let (id, tokens) = googly_match(&writer, 15).await;
+    let uuid = Uuid::parse_str(&id).unwrap();
+    let early = snapshot_at_least(&writer, uuid, 10).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for _ in 0..20 {
+        if one_move(&writer, &id, &tokens, &mut rng).await.is_none() {
+            break;
+        }
+    }
+    let head = writer.view(&id, None).await["version"].as_u64().unwrap();
+    // The writer's last snapshot, the only one within 10 entries of the head: none is written
+    // after it, so the row edited below stays the one stored.
+    let latest = snapshot_at_least(&writer, uuid, head - 9).await;
+    assert!(latest.version > early.version, "{}", latest.version);
+    let (_, clean) = writer.get(&format!("/v1/games/{id}/audit"), None).await;
+    assert_eq!(clean["failures"], json!([]), "{clean}");
+    let folded = every_view(
+        &app.restart_with(settings(usize::MAX, 0)).await,
+        &id,
+        &tokens,
+    )
+    .await;
+
+    execute(
+        &app,
+        &format!("UPDATE snapshots SET state = $1 WHERE game_id = '{id}'"),
+        &early.state,
+    )
+    .await;
+    let edited = app.store.latest_snapshot(uuid).await.unwrap().unwrap();
+    assert_eq!(
+        (edited.version, &edited.hash, &edited.mac, &edited.state),
+        (latest.version, &latest.hash, &latest.mac, &early.state)
+    );
+
+    // Audited first by a server that writes no snapshots, so the edited row is still the one
+    // stored (a cold server that folds the log writes a fresh snapshot after it).
+    let auditor = app.restart_with(settings(usize::MAX, 0)).await;
+    let (status, audit) = auditor.get(&format!("/v1/games/{id}/audit"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let cold = app.restart_with(settings(usize::MAX, 10)).await;
+    assert_eq!(every_view(&cold, &id, &tokens).await, folded);
+    let failures = audit["failures"].as_array().unwrap();
+    let about_the_snapshot: Vec<&Value> = failures
+        .iter()
+        .filter(|f| f["check"] == json!("snapshot"))
+        .collect();
+    assert_eq!(about_the_snapshot.len(), 2, "{audit}");
+    assert!(about_the_snapshot
+        .iter()
+        .all(|f| f["seq"] == json!(latest.version)));
+    let details: Vec<&str> = about_the_snapshot
+        .iter()
+        .map(|f| f["detail"].as_str().unwrap())
+        .collect();
+    assert!(
+        details[0].contains("does not carry the server's MAC"),
+        "{details:?}"
+    );
+    assert!(
+        details[1].contains("not the table the log folds to"),
+        "{details:?}"
+    );
+    // The log itself is untouched.
+    assert_eq!(audit["chain_ok"], json!(true), "{audit}");
+    assert_eq!(audit["replay_ok"], json!(true), "{audit}");
+}
+
+/// A snapshot changed with its MAC made to match (as only the key's holder could) is still
+/// caught by the audit, which folds the log and compares the tables.
+async fn the_audit_compares_a_snapshot_with_the_table_the_log_folds_to(app: TestApp) {
+    let writer = app.restart_with(settings(usize::MAX, 10)).await;
+    let (id, tokens) = googly_match(&writer, 15).await;
+    let uuid = Uuid::parse_str(&id).unwrap();
+    let early = snapshot_at_least(&writer, uuid, 10).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for _ in 0..20 {
+        if one_move(&writer, &id, &tokens, &mut rng).await.is_none() {
+            break;
+        }
+    }
+    let head = writer.view(&id, None).await["version"].as_u64().unwrap();
+    let latest = snapshot_at_least(&writer, uuid, head - 9).await;
+    assert!(latest.version > early.version, "{}", latest.version);
+    let mut forged = SnapshotRecord {
+        state: early.state.clone(),
+        ..latest.clone()
+    };
+    forged.mac = Some(snapshot_mac(
+        &app.signer().derive_key(SNAPSHOT_KEY_PURPOSE),
+        &forged,
+    ));
+    execute(
+        &app,
+        &format!("UPDATE snapshots SET state = $1 WHERE game_id = '{id}'"),
+        &early.state,
+    )
+    .await;
+    execute(
+        &app,
+        &format!("UPDATE snapshots SET mac = $1 WHERE game_id = '{id}'"),
+        forged.mac.as_deref().unwrap(),
+    )
+    .await;
+    let (_, audit) = writer.get(&format!("/v1/games/{id}/audit"), None).await;
+    let failures = audit["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{audit}");
+    assert_eq!(failures[0]["check"], json!("snapshot"));
+    assert_eq!(failures[0]["seq"], json!(latest.version));
+    assert!(
+        failures[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not the table the log folds to"),
+        "{audit}"
+    );
+}
+
 on_both_backends!(
+    an_edited_snapshot_is_not_served_and_the_audit_reports_it,
+    the_audit_compares_a_snapshot_with_the_table_the_log_folds_to,
     a_small_budget_drops_games_and_serves_them_again,
     a_cold_match_from_its_snapshot_is_the_match_its_log_folds_to,
     a_snapshot_the_log_does_not_vouch_for_is_not_trusted,

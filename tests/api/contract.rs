@@ -236,8 +236,8 @@ fn every_operation_has_its_own_id() {
     // listWebhooks, getWebhook, updateWebhook, deleteWebhook, rotateWebhookSecret,
     // testWebhook, listWebhookDeliveries, retryWebhookDelivery), and the two of bots
     // (handSeatToBot, takeSeatBack), and the three of matches (createMatch, getMatch,
-    // getMatchAudit).
-    assert_eq!(ids.len(), 49, "{ids:?}");
+    // getMatchAudit), and the public list of checkpoints (listCheckpoints).
+    assert_eq!(ids.len(), 50, "{ids:?}");
 }
 
 #[test]
@@ -738,6 +738,8 @@ async fn what_the_server_sends_fits_the_document(app: TestApp) {
         ("getHealth", "/healthz"),
         ("getReadiness", "/readyz"),
         ("getSigningKeys", "/.well-known/parlour-keys"),
+        // After the games above ended: each one's signed checkpoint.
+        ("listCheckpoints", "/v1/checkpoints"),
     ] {
         let res = app.request(Method::GET, path, None, None).await;
         let (status, _) = schemas.answer(operation, res).await;

@@ -18,8 +18,8 @@ use parlour::store::{
     SignInCodeRecord, StoreError, StoredEvent, VacationRecord, WebhookMessageRecord, WebhookRecord,
     WebhookStore,
 };
+use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, Purged};
-use parlour::store::{SnapshotRecord, SnapshotStore};
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -443,6 +443,29 @@ impl SnapshotStore for HeldAppend {
     }
     async fn save_snapshot(&self, snapshot: &SnapshotRecord) -> Result<(), StoreError> {
         self.inner.save_snapshot(snapshot).await
+    }
+}
+
+#[async_trait]
+impl CheckpointStore for HeldAppend {
+    async fn publish_checkpoint(
+        &self,
+        game: Uuid,
+        seq: u64,
+        hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<CheckpointRecord, StoreError> {
+        self.inner.publish_checkpoint(game, seq, hash, at).await
+    }
+    async fn checkpoint_of(&self, game: Uuid) -> Result<Option<CheckpointRecord>, StoreError> {
+        self.inner.checkpoint_of(game).await
+    }
+    async fn checkpoints_after(
+        &self,
+        position: u64,
+        limit: u32,
+    ) -> Result<Vec<CheckpointRecord>, StoreError> {
+        self.inner.checkpoints_after(position, limit).await
     }
 }
 

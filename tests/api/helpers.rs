@@ -102,7 +102,8 @@ pub async fn spawn_app_with(url: &str, guard: Guard, settings: Settings) -> Test
         .await
         .expect("open the store");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let app = Application::with_settings(listener, store.clone(), settings).expect("build app");
+    let app =
+        Application::serve(listener, store.clone(), signer_for(url), settings).expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     TestApp {
@@ -114,7 +115,22 @@ pub async fn spawn_app_with(url: &str, guard: Guard, settings: Settings) -> Test
     }
 }
 
+/// The signing key of every server the tests start on the database at `url`: instances of one
+/// deployment share one key file, and what is derived from it (snapshots' MACs, webhook
+/// secrets' sealing) must hold across a restart; each database has its own.
+pub fn signer_for(url: &str) -> parlour::receipts::Signer {
+    let mut seed = Sha256::new();
+    seed.update(b"parlour test signing key\0");
+    seed.update(url.as_bytes());
+    parlour::receipts::Signer::from_seed(seed.finalize().into())
+}
+
 impl TestApp {
+    /// The signing key the servers on this database sign with (see [`signer_for`]).
+    pub fn signer(&self) -> parlour::receipts::Signer {
+        signer_for(&self.database_url)
+    }
+
     /// A client for a server started some other way, on `database_url` through `store`.
     pub fn new(address: String, database_url: String, store: Arc<dyn EventStore>) -> TestApp {
         TestApp {

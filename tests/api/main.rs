@@ -17,6 +17,7 @@ mod basics;
 mod bots;
 mod british_birds;
 mod bus;
+mod checkpoints;
 mod client;
 mod clocks;
 mod cold;

@@ -188,9 +188,25 @@ async fn a_table_event_the_table_could_not_have_recorded_fails_the_audit(app: Te
     parlour::chain::link(&record_, &mut forged).unwrap();
     app.store.append(game, &[forged], None).await.unwrap();
     let (_, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
-    assert_eq!(audit["chain_ok"], json!(true), "{audit}");
     assert_eq!(audit["replay_ok"], json!(false), "{audit}");
-    let failure = &audit["failures"][0];
+    // The game's end was signed and published at the resignation, so the entry after it is
+    // also caught there (and that check is the chain's).
+    assert_eq!(audit["chain_ok"], json!(false), "{audit}");
+    assert_eq!(
+        audit["failures"][0]["check"],
+        json!("checkpoint"),
+        "{audit}"
+    );
+    assert_eq!(audit["failures"][0]["seq"], json!(last.seq));
+    assert!(
+        audit["failures"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the log goes on to event"),
+        "{audit}"
+    );
+    let failure = &audit["failures"][1];
+    assert_eq!(failure["check"], json!("replay"), "{audit}");
     assert_eq!(failure["seq"], json!(last.seq + 1));
     assert!(
         failure["detail"]

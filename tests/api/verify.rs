@@ -172,6 +172,17 @@ async fn the_independent_verifier_accepts_every_game_and_names_a_tampered_event(
     );
 }
 
+/// The receipt the file holds for event `seq`.
+fn receipts_kept_for(file: &Value, seq: u64) -> Value {
+    file["receipts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["seq"] == json!(seq))
+        .cloned()
+        .unwrap_or_else(|| panic!("no receipt for event {seq}"))
+}
+
 /// Every move's answer carries a receipt; kept, the receipts prove what the log held: the game
 /// file verifies with them offline, and a file cut short after the fact fails them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -246,6 +257,86 @@ async fn receipts_kept_from_the_moves_verify_the_file_and_catch_a_log_cut_short(
         "a log cut short verifies against its receipts:\n{text}"
     );
     assert!(text.contains("events were removed"), "{text}");
+
+    // Issue 35, item 8: the same cut file, offered with nothing kept from play. With the
+    // file's signed checkpoint left in, that checkpoint names an event past the cut.
+    let (ok, text) = run_verifier(vec![path.display().to_string()]).await;
+    assert!(!ok, "a file cut short verifies:\n{text}");
+    assert!(
+        text.contains(&format!(
+            "finished  FAIL  event {}: the file's checkpoint says the game ended at event {}, but the log ends at event {length}: events were removed",
+            file["checkpoint"]["seq"], file["checkpoint"]["seq"]
+        )),
+        "{text}"
+    );
+    // With the checkpoint taken out too, the log does not end the game and the file carries
+    // no signed end: NOT VERIFIED, saying both.
+    let mut stripped = cut.clone();
+    stripped.as_object_mut().unwrap().remove("checkpoint");
+    let stripped_path = dir.path().join("cut-and-stripped.json");
+    write_bundle(&stripped_path, &stripped);
+    let (ok, text) = run_verifier(vec![stripped_path.display().to_string()]).await;
+    assert!(!ok, "a file cut short verifies:\n{text}");
+    assert!(
+        text.contains(&format!(
+            "finished  FAIL  event {length}: the log does not end the game: its last game event is"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("finished  FAIL  log: the file carries no signed checkpoint"),
+        "{text}"
+    );
+    assert!(text.contains("NOT VERIFIED"), "{text}");
+    // Nor can the receipt of the cut file's last event pass for a checkpoint of its end:
+    // the server never signed that the game ended there.
+    let last_receipt = receipts_kept_for(&file, length as u64);
+    let mut forged = stripped.clone();
+    let mut as_checkpoint = last_receipt.clone();
+    as_checkpoint["finished"] = json!(true);
+    forged["checkpoint"] = as_checkpoint;
+    let forged_path = dir.path().join("cut-with-a-receipt-for-a-checkpoint.json");
+    write_bundle(&forged_path, &forged);
+    let (ok, text) = run_verifier(vec![forged_path.display().to_string()]).await;
+    assert!(!ok, "a receipt passes for a checkpoint:\n{text}");
+    assert!(
+        text.contains("the file's checkpoint: its signature does not verify"),
+        "{text}"
+    );
+    // A checkpoint kept from the audit, or a mirror's page of the public list, catches the
+    // cut file even when the file says nothing of its end.
+    let (_, audit) = app.get(&format!("/v1/games/{id}/audit"), None).await;
+    let kept_checkpoint = dir.path().join("checkpoint.json");
+    write_bundle(&kept_checkpoint, &audit["checkpoint"]);
+    let (_, page) = app.get("/v1/checkpoints", None).await;
+    let mirror = dir.path().join("mirror.json");
+    write_bundle(&mirror, &page);
+    for kept in [&kept_checkpoint, &mirror] {
+        let (ok, text) = run_verifier(vec![
+            stripped_path.display().to_string(),
+            "--checkpoint".into(),
+            kept.display().to_string(),
+        ])
+        .await;
+        assert!(!ok, "{text}");
+        assert!(
+            text.contains("checkpoint 1 kept from before says the game ended at event"),
+            "{text}"
+        );
+        // The whole file verifies against the same kept checkpoint.
+        let (ok, text) = run_verifier(vec![
+            dir.path().join("game.json").display().to_string(),
+            "--checkpoint".into(),
+            kept.display().to_string(),
+        ])
+        .await;
+        assert!(ok, "{text}");
+        assert!(
+            text.contains("finished  OK    the game ends at event"),
+            "{text}"
+        );
+        assert!(text.contains("2 signed checkpoint(s) say so"), "{text}");
+    }
 
     // An unfinished game has no file yet.
     let (other, _) = app.create_game("girl", 2, None, json!({})).await;

@@ -6,6 +6,8 @@ use actix_web::{get, web, HttpResponse};
 
 use crate::receipts::{KeySet, Signer};
 
+const PROBLEM: &str = "application/problem+json";
+
 /// The keys that sign move receipts.
 ///
 /// A receipt's `key_id` names one of these keys; its signature covers the bytes described in
@@ -24,4 +26,43 @@ pub async fn keys(signer: web::Data<Signer>) -> HttpResponse {
         .json(KeySet {
             keys: vec![signer.public()],
         })
+}
+
+/// Paging through the list of checkpoints.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CheckpointsQuery {
+    /// Only checkpoints after this position (default 0: from the first).
+    #[param(minimum = 0, maximum = 9_223_372_036_854_775_807_u64)]
+    pub after: Option<u64>,
+    /// At most this many (default 100; 1 to 1000).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<u32>,
+}
+
+/// The append-only public list of finished games' heads, each signed by the receipt key.
+///
+/// Every game that ends is added once, numbered 1, 2, 3, … with no gap, and never changed or
+/// removed. Mirror it (page with `after`): a finished game whose log is later shorter, longer
+/// or other at the signed event was rolled back or rewritten, and a checkpoint you hold that
+/// the list no longer shows is itself evidence (`docs/audit.md`, "Checkpoints").
+#[utoipa::path(get, path = "/v1/checkpoints", tag = "receipts", operation_id = "listCheckpoints",
+    params(CheckpointsQuery),
+    responses(
+        (status = 200, body = crate::dto::CheckpointPage, description = "A page of the list"),
+        (status = 400, description = "Bad paging parameters", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[get("/v1/checkpoints")]
+pub async fn checkpoints(
+    service: web::Data<crate::service::Parlour>,
+    query: web::Query<CheckpointsQuery>,
+) -> Result<HttpResponse, crate::error::ApiError> {
+    let page = service
+        .checkpoints(query.after.unwrap_or(0), query.limit)
+        .await?;
+    // The list only grows; a mirror polls it, so caches must not hold a page long.
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "public, max-age=5"))
+        .json(page))
 }

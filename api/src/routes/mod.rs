@@ -149,7 +149,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(webhooks::test)
         .service(webhooks::deliveries)
         .service(webhooks::retry)
-        .service(keys::keys);
+        .service(keys::keys)
+        .service(keys::checkpoints);
 }
 
 #[cfg(test)]

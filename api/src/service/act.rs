@@ -159,6 +159,7 @@ impl Parlour {
                     self.attend(loaded).await;
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+                    self.publish_if_over(loaded).await;
                     let mut view = game_view(loaded, &loaded.sitting, version, caller);
                     view.receipt = Some(self.signer.sign(id, version, &loaded.head_hash));
                     // After the commit and the answer: the snapshot is written by a task of

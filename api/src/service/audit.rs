@@ -1,6 +1,8 @@
 //! The audit: the chain, a replay of every batch, and once the game is over the seed.
 
 use super::*;
+use crate::store::SnapshotRecord;
+use parlour_domain::table_events::SNAPSHOT_FORMAT;
 
 impl Parlour {
     /// Re-checks the hash chain, replays every batch through the engine (re-deciding each
@@ -41,11 +43,42 @@ impl Parlour {
             }),
             _ => {}
         }
+        // The public list's word on where the game ended: a log that is not exactly that long
+        // with that last hash was rolled back, cut or rewritten since, whatever the store's
+        // own record of the end (which an attacker with the database moves back too) says.
+        let listed = self.store.checkpoint_of(id).await?;
+        if let Some(detail) = listed
+            .as_ref()
+            .and_then(|listed| checkpoints::disagreement(listed, &events))
+        {
+            failures.push(AuditFailure {
+                check: "checkpoint".into(),
+                seq: listed.as_ref().map(|l| l.seq),
+                detail,
+            });
+        }
         let chain_ok = failures.is_empty();
 
-        let (finished, replay_failure) = replay(engine, &record, &events);
+        // The latest snapshot is judged against the same replay: the table it holds must be
+        // the one the log folds to where it was taken.
+        let snapshot = self.store.latest_snapshot(id).await?;
+        let compare_at = snapshot
+            .as_ref()
+            // One taken past the log read here was written by a move made since: it is judged
+            // by the next audit.
+            .filter(|s| {
+                s.format == SNAPSHOT_FORMAT
+                    && s.rules_version == record.rules_version
+                    && s.version <= length
+            })
+            .map(|s| s.version);
+        let (finished, replay_failure, folded) =
+            replay_capturing(engine, &record, &events, compare_at);
         let replay_ok = replay_failure.is_none();
         failures.extend(replay_failure);
+        if let Some(snapshot) = &snapshot {
+            failures.extend(self.judge_snapshot(snapshot, compare_at, folded.as_ref(), replay_ok));
+        }
 
         let seed_ok = if finished {
             let mut ok = chain::commitment_holds(&record);
@@ -70,6 +103,15 @@ impl Parlour {
         } else {
             None
         };
+        let checkpoint = match listed {
+            Some(listed) => Some(self.signer.sign_checkpoint(id, listed.seq, &listed.hash)),
+            // A finished game that is not on the list yet goes on it now, but only a log
+            // that passes: the server signs no end it has not checked.
+            None if finished && failures.is_empty() => {
+                Some(self.checkpoint_of_finished(id, &events).await?)
+            }
+            None => None,
+        };
         Ok(AuditReport {
             chain: record.chain,
             chain_ok,
@@ -81,17 +123,76 @@ impl Parlour {
             // A format-1 head hash is as revealing as any of its links (see `events`).
             head_hash: (finished || record.chain >= 2).then_some(head_hash),
             events: length,
+            checkpoint,
             failures,
         })
     }
+
+    /// What is wrong with the game's latest snapshot, if anything: a MAC that does not hold
+    /// (the row was changed in the database: the server does not use it), or a table that is
+    /// not the one the log folds to at its version (`folded`, when the replay reached it).
+    fn judge_snapshot(
+        &self,
+        snapshot: &SnapshotRecord,
+        compared_at: Option<u64>,
+        folded: Option<&Value>,
+        replay_ok: bool,
+    ) -> Vec<AuditFailure> {
+        let fail = |detail: String| AuditFailure {
+            check: "snapshot".into(),
+            seq: Some(snapshot.version),
+            detail,
+        };
+        let mut failures = Vec::new();
+        // One written before snapshots were authenticated has no MAC; it is not used, and its
+        // table is still compared below.
+        if snapshot.mac.is_some() && !snapshot_authentic(&self.snapshot_key(), snapshot) {
+            failures.push(fail(format!(
+                "the snapshot taken at event {} does not carry the server's MAC: it was changed in the database (the server does not use it)",
+                snapshot.version
+            )));
+        }
+        if compared_at.is_some() && replay_ok {
+            let stored = serde_json::from_str::<Value>(&snapshot.state).ok();
+            match folded {
+                Some(folded) if stored.as_ref() == Some(folded) => {}
+                Some(_) => failures.push(fail(format!(
+                    "the snapshot taken at event {} is not the table the log folds to there",
+                    snapshot.version
+                ))),
+                None => failures.push(fail(format!(
+                    "a snapshot was taken at event {}, where no batch of the log ends",
+                    snapshot.version
+                ))),
+            }
+        }
+        failures
+    }
 }
 
-/// Replays the log batch by batch; returns whether the replayed game is over and the first
-/// batch that did not replay.
-pub(super) fn replay(
+/// Replays the log batch by batch; returns whether the replayed game is over, the first
+/// batch that did not replay, and the table's snapshot (`Sitting::snapshot`) as it stood once the first
+/// `at` entries were applied, if a batch ends there and the replay got that far.
+pub(super) fn replay_capturing(
     engine: &'static dyn Engine,
     record: &GameRecord,
     events: &[StoredEvent],
+    at: Option<u64>,
+) -> (bool, Option<AuditFailure>, Option<Value>) {
+    let mut captured = None;
+    let (over, failure) = replay_inner(engine, record, events, &mut |applied, sitting| {
+        if Some(applied as u64) == at {
+            captured = sitting.snapshot();
+        }
+    });
+    (over, failure, captured)
+}
+
+fn replay_inner(
+    engine: &'static dyn Engine,
+    record: &GameRecord,
+    events: &[StoredEvent],
+    after_each: &mut dyn FnMut(usize, &Sitting),
 ) -> (bool, Option<AuditFailure>) {
     let fail = |seq: Option<u64>, detail: String| AuditFailure {
         check: "replay".into(),
@@ -138,7 +239,10 @@ pub(super) fn replay(
                     Ok(event)
                 });
             match admitted {
-                Ok(event) => sitting.apply_table(&event, moment(first.at)),
+                Ok(event) => {
+                    sitting.apply_table(&event, moment(first.at));
+                    after_each(next + 1, &sitting);
+                }
                 Err(detail) => {
                     return (
                         sitting.is_over(),
@@ -223,6 +327,7 @@ pub(super) fn replay(
                 mover,
             },
         );
+        after_each(next, &sitting);
     }
     (sitting.is_over(), None)
 }

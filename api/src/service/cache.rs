@@ -11,7 +11,10 @@
 //! **Snapshots.** A long game (GOOGLY) loads from its latest snapshot and the entries after it
 //! instead of folding its whole log. A snapshot is trusted only when the entry it was taken
 //! at is in the log with the hash it recorded, under the same rules version and snapshot
-//! format; anything else folds the log, as a game without snapshots always does. They are
+//! format, and only when its MAC holds: a MAC under a key derived from the operator's signing
+//! key (outside the database), over the snapshot's bytes and the entry it was taken at, so a
+//! row edited in the database is passed over for the log (and the audit reports it, see
+//! `audit.rs`); anything else folds the log, as a game without snapshots always does. They are
 //! written after a commit, outside the move's transaction and after its answer is decided
 //! (`Parlour::keep_snapshot`), at most once every `--snapshot-every` entries.
 
@@ -37,6 +40,49 @@ pub const ENTRY_BYTES: usize = 112;
 pub const DEFAULT_CACHE_BUDGET_BYTES: usize = 512 * 1024 * 1024;
 /// How many entries a game's log grows between two snapshots when the operator sets nothing.
 pub const DEFAULT_SNAPSHOT_EVERY: u64 = 256;
+
+/// What the snapshot key is derived for from the signing key (`Signer::derive_key`): changing
+/// it makes every stored snapshot untrusted, which costs one fold per game and loses nothing.
+pub const SNAPSHOT_KEY_PURPOSE: &str = "parlour snapshot macs v1";
+
+/// The MAC a snapshot is stored with: HMAC-SHA256 under `key` (the signing key's derived
+/// [`SNAPSHOT_KEY_PURPOSE`] key) of every field the load relies on, each on a line of its own
+/// and the state last, so no two snapshots give the same message. 64 lowercase hex digits.
+pub fn snapshot_mac(key: &[u8; 32], snapshot: &SnapshotRecord) -> String {
+    use hmac::Mac as _;
+    hex::encode(snapshot_hmac(key, snapshot).finalize().into_bytes())
+}
+
+/// Whether the snapshot's MAC is the one `key` gives (compared in constant time by `hmac`: a
+/// forger learns nothing from how long a refusal takes).
+pub fn snapshot_authentic(key: &[u8; 32], snapshot: &SnapshotRecord) -> bool {
+    use hmac::Mac as _;
+    snapshot
+        .mac
+        .as_deref()
+        .and_then(|stored| hex::decode(stored).ok())
+        .is_some_and(|stored| snapshot_hmac(key, snapshot).verify_slice(&stored).is_ok())
+}
+
+fn snapshot_hmac(key: &[u8; 32], snapshot: &SnapshotRecord) -> hmac::Hmac<Sha256> {
+    use hmac::Mac as _;
+    // HMAC takes a key of any length, so this cannot fail.
+    let mut mac = <hmac::Hmac<Sha256> as hmac::Mac>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC accepts every key length"));
+    mac.update(
+        format!(
+            "parlour-snapshot/1\n{}\n{}\n{}\n{}\n{}\n",
+            snapshot.game.hyphenated(),
+            snapshot.version,
+            snapshot.hash,
+            snapshot.rules_version,
+            snapshot.format
+        )
+        .as_bytes(),
+    );
+    mac.update(snapshot.state.as_bytes());
+    mac
+}
 
 /// The estimated bytes a cached game of `version` entries holds: a fixed cost and a little
 /// per entry. Cheap by design (it is taken at every load), and honest by measurement: the
@@ -243,6 +289,13 @@ impl Parlour {
         })
     }
 
+    /// The key snapshots are authenticated with: derived from the signing key, so every
+    /// instance sharing the key file shares it, and a copy of the database alone cannot make
+    /// a snapshot the server will trust.
+    pub(super) fn snapshot_key(&self) -> [u8; 32] {
+        self.signer.derive_key(SNAPSHOT_KEY_PURPOSE)
+    }
+
     /// The game from its latest snapshot and the entries after it, if it has a snapshot the
     /// log vouches for (see the module's documentation); `None` to fold the whole log.
     async fn load_from_snapshot(
@@ -252,6 +305,14 @@ impl Parlour {
         snapshot: SnapshotRecord,
     ) -> Result<Option<Restored>> {
         let id = record.id;
+        if !snapshot_authentic(&self.snapshot_key(), &snapshot) {
+            tracing::warn!(
+                game = %id,
+                version = snapshot.version,
+                "a snapshot's MAC does not hold (it was changed in the database, or written before snapshots were authenticated); folding the log instead"
+            );
+            return Ok(None);
+        }
         if snapshot.format != SNAPSHOT_FORMAT
             || snapshot.rules_version != record.rules_version
             || snapshot.version == 0
@@ -317,11 +378,12 @@ impl Parlour {
         let (game, version, hash) = (loaded.record.id, loaded.version, loaded.head_hash.clone());
         let rules_version = loaded.record.rules_version;
         let at = self.now();
+        let key = self.snapshot_key();
         tokio::spawn(async move {
             let Some(state) = sitting.snapshot() else {
                 return;
             };
-            let snapshot = SnapshotRecord {
+            let mut snapshot = SnapshotRecord {
                 game,
                 version,
                 hash,
@@ -329,7 +391,9 @@ impl Parlour {
                 format: SNAPSHOT_FORMAT,
                 state: state.to_string(),
                 created_at: at,
+                mac: None,
             };
+            snapshot.mac = Some(snapshot_mac(&key, &snapshot));
             if let Err(error) = store.save_snapshot(&snapshot).await {
                 tracing::warn!(game = %game, version, %error, "a snapshot was not written");
             }

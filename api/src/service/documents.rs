@@ -68,7 +68,7 @@ impl Parlour {
     }
 
     /// A finished game as one file: its creation record, every event whole, the revealed seed
-    /// and salt, and where the store recorded the log's end.
+    /// and salt, where the store recorded the log's end, and the signed checkpoint of the end.
     pub async fn game_file(&self, id: Uuid) -> Result<GameFile> {
         let (finished, record) = self
             .with_game(id, |l| (l.sitting.is_over(), l.record.clone()))
@@ -87,10 +87,12 @@ impl Parlour {
             .filter(|(i, _)| events.get(i + 1).is_none_or(|next| next.command.is_some()))
             .map(|(_, e)| self.signer.sign(id, e.seq, &e.hash))
             .collect();
+        let checkpoint = self.checkpoint_of_finished(id, &events).await?;
         Ok(GameFile {
             receipts,
+            checkpoint,
             keys: vec![self.signer.public()],
-            format: "parlour-game/1".into(),
+            format: "parlour-game/2".into(),
             record: CreationRecord {
                 id: record.id,
                 game: record.game.clone(),
@@ -99,7 +101,6 @@ impl Parlour {
                 seed_commitment: record.seed_commitment.clone(),
                 chain: record.chain,
                 rules_version: record.rules_version,
-                created_at: record.created_at,
             },
             seed: record.seed.to_hex(),
             salt: record.salt.map(hex::encode),

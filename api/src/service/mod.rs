@@ -180,6 +180,7 @@ mod act;
 mod audit;
 pub mod bots;
 mod cache;
+mod checkpoints;
 mod clock;
 mod clocks;
 pub mod commit;
@@ -209,8 +210,9 @@ pub use table::IdleSweep;
 pub use vacation::DEFAULT_VACATION_DAYS;
 
 pub use cache::{
-    estimated_bytes, CacheSettings, InstanceCounts, DEFAULT_CACHE_BUDGET_BYTES,
-    DEFAULT_SNAPSHOT_EVERY, ENTRY_BYTES, GAME_BASE_BYTES,
+    estimated_bytes, snapshot_authentic, snapshot_mac, CacheSettings, InstanceCounts,
+    DEFAULT_CACHE_BUDGET_BYTES, DEFAULT_SNAPSHOT_EVERY, ENTRY_BYTES, GAME_BASE_BYTES,
+    SNAPSHOT_KEY_PURPOSE,
 };
 use cache::{open_sitting, Freshness, Loaded, Slot};
 use create::Founding;

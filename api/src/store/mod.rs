@@ -10,6 +10,7 @@
 //! never part of it.
 //! SQL the two backends share is written once in `rows.rs`, with the row decoding.
 
+mod checkpoints;
 mod deadline;
 mod housekeeping;
 mod matches;
@@ -27,6 +28,7 @@ use parlour_domain::{Player, Seed};
 use serde_json::Value;
 use uuid::Uuid;
 
+pub use checkpoints::{CheckpointRecord, CheckpointStore};
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
 pub use matches::{MatchRow, MatchStore};
@@ -635,6 +637,7 @@ pub trait EventStore:
     + HousekeepingStore
     + MatchStore
     + SnapshotStore
+    + CheckpointStore
 {
 }
 
@@ -650,6 +653,7 @@ impl<
             + HousekeepingStore
             + MatchStore
             + SnapshotStore
+            + CheckpointStore
             + ?Sized,
     > EventStore for T
 {

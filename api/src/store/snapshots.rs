@@ -26,6 +26,9 @@ pub struct SnapshotRecord {
     pub state: String,
     /// When it was written.
     pub created_at: DateTime<Utc>,
+    /// Its MAC under the server's snapshot key (`service::cache::snapshot_mac`), 64 lowercase
+    /// hex digits; `None` for one written before snapshots were authenticated.
+    pub mac: Option<String>,
 }
 
 /// The snapshots.
@@ -39,11 +42,12 @@ pub trait SnapshotStore: Send + Sync {
     async fn save_snapshot(&self, snapshot: &SnapshotRecord) -> Result<(), StoreError>;
 }
 
-const LATEST: &str = "SELECT game_id, version, hash, rules_version, format, state, created_at \
+const LATEST: &str =
+    "SELECT game_id, version, hash, rules_version, format, state, created_at, mac \
                       FROM snapshots WHERE game_id = $1 ORDER BY version DESC LIMIT 1";
 const INSERT: &str = "INSERT INTO snapshots \
-                      (game_id, version, hash, rules_version, format, state, created_at) \
-                      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING";
+                      (game_id, version, hash, rules_version, format, state, created_at, mac) \
+                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING";
 const FORGET_OLDER: &str = "DELETE FROM snapshots WHERE game_id = $1 AND version < $2";
 
 fn snapshot_from_row(row: &impl Columns) -> Result<SnapshotRecord, StoreError> {
@@ -63,6 +67,7 @@ fn snapshot_from_row(row: &impl Columns) -> Result<SnapshotRecord, StoreError> {
         format: narrow(int("format")?, "snapshot format")?,
         state: text("state")?,
         created_at: row.time("created_at")?,
+        mac: row.text("mac")?,
     })
 }
 
@@ -86,8 +91,8 @@ impl SnapshotStore for PostgresStore {
         sqlx::query(
             "WITH older AS (DELETE FROM snapshots WHERE game_id = $1 AND version < $2) \
              INSERT INTO snapshots \
-             (game_id, version, hash, rules_version, format, state, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+             (game_id, version, hash, rules_version, format, state, created_at, mac) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
         )
         .bind(s.game)
         .bind(version)
@@ -96,6 +101,7 @@ impl SnapshotStore for PostgresStore {
         .bind(i64::from(s.format))
         .bind(&s.state)
         .bind(s.created_at)
+        .bind(&s.mac)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -125,6 +131,7 @@ impl SnapshotStore for SqliteStore {
             .bind(i64::from(s.format))
             .bind(&s.state)
             .bind(time_text(&s.created_at))
+            .bind(&s.mac)
             .execute(&mut *tx)
             .await?;
         sqlx::query(FORGET_OLDER)
