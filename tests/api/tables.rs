@@ -11,7 +11,7 @@ use rand_core::SeedableRng;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_clean_audit, assert_problem, TestApp};
+use crate::helpers::{assert_clean_audit, assert_problem, table_part, TestApp};
 use crate::on_both_backends;
 use crate::table_events::verify_file as verifies;
 use crate::verify::python_present;
@@ -358,6 +358,43 @@ async fn the_host_cannot_abort_once_every_seat_is_taken_and_the_cards_are_dealt(
         )
         .await;
     assert_problem(res, StatusCode::CONFLICT, "seating-closed").await;
+}
+
+/// A hosted game is dealt when it is created, but while it waits for players nobody sees a
+/// card, not even the host its own: else the host could look at its hand, call the game off
+/// (allowed while it waits) and host again until it liked its hand.
+async fn while_a_game_waits_for_players_nobody_sees_a_card_not_even_the_host(app: TestApp) {
+    let (_, ann) = account(&app, "Ann").await;
+    let (_, bea) = account(&app, "Bea").await;
+    let id = id_of(&host(&app, &ann, json!([{"kind": "me"}, {"kind": "anyone"}])).await);
+    let hosts = app.view(&id, Some(&ann)).await;
+    let anyones = app.view(&id, None).await;
+    assert_eq!(hosts["status"], "waiting");
+    assert_eq!(hosts["you"], json!({"seat": 0}), "{hosts}");
+    assert_eq!(table_part(&hosts), table_part(&anyones));
+    let data = |events: Vec<Value>| -> Vec<Value> {
+        events.into_iter().map(|e| e["data"].clone()).collect()
+    };
+    assert_eq!(
+        data(app.all_events(&id, Some(&ann)).await),
+        data(app.all_events(&id, None).await)
+    );
+    let (status, earlier) = app
+        .get(&format!("/v1/games/{id}/state?at=1"), Some(&ann))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{earlier}");
+    assert_eq!(earlier["you"], json!({"seat": 0}), "{earlier}");
+    // Once the last seat is taken the game cannot be called off, and each seat sees its cards.
+    claimed(&app, &bea, &id, 1, json!({})).await;
+    let begun = app.view(&id, Some(&ann)).await;
+    assert_eq!(begun["status"], "active");
+    assert_eq!(
+        begun["you"]["hand"].as_array().map(Vec::len),
+        Some(7),
+        "{begun}"
+    );
+    let deal = &app.all_events(&id, Some(&ann)).await[0];
+    assert_ne!(deal["data"], app.all_events(&id, None).await[0]["data"]);
 }
 
 async fn any_seat_may_resign_and_the_game_ends_for_everyone(app: TestApp) {
@@ -753,6 +790,7 @@ async fn my_stream_resumes_after_a_reconnect_with_nothing_missed_and_nothing_twi
 }
 
 on_both_backends!(
+    while_a_game_waits_for_players_nobody_sees_a_card_not_even_the_host,
     my_notices_say_a_seat_was_claimed_the_game_began_and_it_is_my_move_across_instances,
     my_stream_resumes_after_a_reconnect_with_nothing_missed_and_nothing_twice,
     a_hosted_game_waits_for_its_invited_player_and_begins_when_she_claims_the_seat,

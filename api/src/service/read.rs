@@ -172,7 +172,7 @@ impl Parlour {
             .await?;
         let finished = status == Status::Finished;
         let stored = self.store.events(id, after, Some(limit)).await?;
-        let viewer = caller.viewer();
+        let viewer = seen_as(caller, status);
         // A format-1 hash is taken over the hidden cards with no secret, so trying every
         // candidate would find them: those links are shown only once the game is over.
         let links_shown = finished || format >= 2;
@@ -226,13 +226,28 @@ impl Parlour {
     }
 }
 
+/// Whom `caller` sees the cards as, in a game with `status`. A hosted game is dealt when it
+/// is created, but while it waits for players nobody sees a card, not even their own: else a
+/// host could look at its hand, call the game off while it waits, and host again until it
+/// liked its hand (issue 35, item 4). Once the last seat is taken the game cannot be called
+/// off, and each seat sees its own cards.
+fn seen_as(caller: Caller, status: Status) -> Viewer {
+    if status == Status::Waiting {
+        Viewer::Spectator
+    } else {
+        caller.viewer()
+    }
+}
+
 pub(super) fn game_view(
     loaded: &Loaded,
     sitting: &Sitting,
     version: u64,
     caller: Caller,
 ) -> GameView {
-    let viewer = caller.viewer();
+    // Whether the game waits for players now: a view of an earlier state of a game that has
+    // since begun may show the seat's cards of that time.
+    let viewer = seen_as(caller, status_of(&loaded.sitting));
     let view = sitting.rules.view(viewer);
     let outcome = sitting.outcome();
     let to_act: Vec<u8> = sitting.to_act().iter().map(|s| s.0).collect();
@@ -283,7 +298,12 @@ pub(super) fn game_view(
         Caller::Seat(seat) => {
             let mut you = Map::new();
             you.insert("seat".into(), json!(seat));
-            match view.private {
+            // A seat seen as a spectator (while the game waits) has no private part to show.
+            let private = match viewer {
+                Viewer::Seat(_) => view.private,
+                Viewer::Spectator => None,
+            };
+            match private {
                 Some(Value::Object(map)) => you.extend(map),
                 Some(other) => {
                     you.insert("private".into(), other);
