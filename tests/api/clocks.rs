@@ -588,6 +588,164 @@ async fn a_deadline_that_passed_while_no_server_ran_is_applied_by_the_next_leade
     assert_eq!(timeouts, 1);
 }
 
+async fn a_clocked_game_whose_note_was_lost_is_found_by_the_next_leader_from_its_log(c: Clocked) {
+    let (id, _tokens) = girl_on(&c.app, correspondence(1, "forfeit")).await;
+    // The note of when the game next needs a look is gone (as a sweep racing its creation
+    // once dropped it): the sweeps that read the notes cannot see the game any more.
+    let store = store::connect(&c.url).await.unwrap();
+    store
+        .set_attention(id.parse().unwrap(), None)
+        .await
+        .expect("the note is dropped");
+    c.clock.advance(2 * DAY);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().games, 0);
+    // A leader taking over reads the clocked games from the logs, and finds it.
+    let look = c.service.sweep_every_clock().await.unwrap();
+    assert_eq!((look.games, look.timeouts), (1, 1), "{look:?}");
+    let view = c.app.view(&id, None).await;
+    assert_eq!(view["result"]["ended_by"], "forfeit");
+    // A game seen to end is not looked at again by the next leader.
+    assert_eq!(c.service.sweep_every_clock().await.unwrap().games, 0);
+}
+
+async fn a_takeover_notes_again_when_a_game_whose_note_was_lost_next_needs_a_look(c: Clocked) {
+    let (id, _tokens) = girl_on(&c.app, correspondence(5, "forfeit")).await;
+    let store = store::connect(&c.url).await.unwrap();
+    store
+        .set_attention(id.parse().unwrap(), None)
+        .await
+        .unwrap();
+    // Nothing is due yet: the leader's look records nothing, but notes the game again ...
+    let look = c.service.sweep_every_clock().await.unwrap();
+    assert_eq!((look.games, look.reminders, look.timeouts), (1, 0, 0));
+    // ... so the sweep of each tick finds its reminder and its timeout when they fall due.
+    c.clock.advance(4 * DAY);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().reminders, 1);
+    c.clock.advance(DAY);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().timeouts, 1);
+}
+
+async fn a_sweep_drops_only_the_note_it_read_never_one_written_since(c: Clocked) {
+    let store = store::connect(&c.url).await.unwrap();
+    let game = uuid::Uuid::now_v7();
+    let now = parlour::service::Clock::now(&*c.clock);
+    store.set_attention(game, Some(now)).await.unwrap();
+    let read = store
+        .attention_due(now, uuid::Uuid::nil(), 10)
+        .await
+        .unwrap();
+    assert_eq!(read.len(), 1);
+    // Between the sweep's read and its delete, the game is noted again (its creation, or a
+    // commit to it): the sweep's delete of the note it read removes nothing.
+    let later = now + chrono::Duration::hours(1);
+    store.set_attention(game, Some(later)).await.unwrap();
+    assert!(!store.clear_attention_read(&read[0]).await.unwrap());
+    let kept = store
+        .attention_due(later, uuid::Uuid::nil(), 10)
+        .await
+        .unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!((kept[0].game, kept[0].due), (game, later));
+    // The note as read is dropped.
+    assert!(store.clear_attention_read(&kept[0]).await.unwrap());
+    assert!(store
+        .attention_due(later, uuid::Uuid::nil(), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    // And a sweep that finds no game for a note drops it.
+    store.set_attention(game, Some(now)).await.unwrap();
+    assert_eq!(c.service.sweep_clocks().await.unwrap().games, 1);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().games, 0);
+}
+
+/// How many clocked games the concurrency test creates at once.
+const CONCURRENT_GAMES: usize = 40;
+
+async fn clocked_games_created_at_once_beside_every_tick_of_the_sweeper_and_a_leader_change_all_time_out(
+    c: Clocked,
+) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let (second_app, second, _running) = instance(&c.url, c.clock.clone(), false).await;
+    let created = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    // The first leader sweeps at every tick until half the games are created; then the
+    // second takes over (its look at every clocked game) and sweeps every tick after.
+    let sweeper = {
+        let (first, second, created, stop) = (
+            c.service.clone(),
+            second.clone(),
+            created.clone(),
+            stop.clone(),
+        );
+        tokio::spawn(async move {
+            let mut leader = first;
+            let mut looked = false;
+            let mut ticks_after_the_last_creation = 0;
+            // Until every game is created, and the second leader has looked (at most a
+            // hundred ticks more, should every look fail).
+            while !(looked && stop.load(Ordering::SeqCst)) && ticks_after_the_last_creation < 100 {
+                if stop.load(Ordering::SeqCst) {
+                    ticks_after_the_last_creation += 1;
+                }
+                if created.load(Ordering::SeqCst) >= CONCURRENT_GAMES / 2 {
+                    leader = second.clone();
+                    // As the leader's job does: a look that failed is tried again next tick.
+                    looked = looked || leader.sweep_every_clock().await.is_ok();
+                }
+                // A tick that fails (a busy database) is the next tick's to do again.
+                let _ = leader.sweep_clocks().await;
+                tokio::task::yield_now().await;
+            }
+            looked
+        })
+    };
+    let creations = (0..CONCURRENT_GAMES).map(|i| {
+        let app = if i % 2 == 0 { &c.app } else { &second_app };
+        let created = created.clone();
+        async move {
+            let (status, game) = app
+                .post(
+                    "/v1/games",
+                    None,
+                    &json!({
+                        "game": "girl",
+                        "players": [{"name": "Ann"}, {"name": "Bea"}],
+                        "clock": correspondence(1, "forfeit"),
+                    }),
+                )
+                .await;
+            assert_eq!(status, StatusCode::CREATED, "{game}");
+            created.fetch_add(1, Ordering::SeqCst);
+            game["id"].as_str().unwrap().to_string()
+        }
+    });
+    let games = futures_util::future::join_all(creations).await;
+    stop.store(true, Ordering::SeqCst);
+    assert!(
+        sweeper.await.unwrap(),
+        "the second leader looked at every clocked game"
+    );
+
+    // A day later every game's seat to move is out of time, and the tick's sweep (reading
+    // the notes alone) forfeits every one of them: none lost its note.
+    c.clock.advance(DAY);
+    let sweep = second.sweep_clocks().await.unwrap();
+    assert_eq!(sweep.timeouts, CONCURRENT_GAMES as u64, "{sweep:?}");
+    for id in &games {
+        let view = c.app.view(id, None).await;
+        assert_eq!(
+            view["result"]["ended_by"], "forfeit",
+            "{id} never timed out"
+        );
+    }
+    assert_eq!(
+        second.sweep_clocks().await.unwrap().games,
+        0,
+        "nothing left to watch"
+    );
+}
+
 async fn two_sweepers_on_one_database_record_a_timeout_once(c: Clocked) {
     let (id, _tokens) = girl_on(&c.app, correspondence(1, "forfeit")).await;
     let (_other, other, _running) = instance(&c.url, c.clock.clone(), false).await;
@@ -885,6 +1043,10 @@ clocked_on_both_backends!(
     a_game_whose_host_disallows_vacation_keeps_its_clock_running,
     a_deadline_that_passed_while_no_server_ran_is_applied_by_the_next_leader,
     two_sweepers_on_one_database_record_a_timeout_once,
+    a_clocked_game_whose_note_was_lost_is_found_by_the_next_leader_from_its_log,
+    a_takeover_notes_again_when_a_game_whose_note_was_lost_next_needs_a_look,
+    a_sweep_drops_only_the_note_it_read_never_one_written_since,
+    clocked_games_created_at_once_beside_every_tick_of_the_sweeper_and_a_leader_change_all_time_out,
     an_idle_unclocked_game_is_abandoned_only_when_the_operator_asks,
     a_week_of_play_across_vacation_timeouts_and_a_resignation,
     a_sign_in_code_works_for_ten_minutes_and_no_longer,
