@@ -266,6 +266,22 @@ async fn a_move_after_the_deadline_is_refused_and_the_default_move_is_played_for
             .contains(&json!("timed_out")),
         "{told}"
     );
+    // The notice says which move was made for the seat: the one the log records.
+    let made = store::connect(&c.url)
+        .await
+        .unwrap()
+        .events(id.parse().unwrap(), version - 1, Some(1))
+        .await
+        .unwrap();
+    assert_eq!(made[0].actor, Some(seat as u8));
+    assert_eq!(
+        told["timed_out"],
+        json!({"seat": seat, "then": "default_move", "action": made[0].command.clone().unwrap()}),
+        "{told}"
+    );
+    // The other player is told nothing of it.
+    let other = notice_at(&c.app, &tokens[1 - seat as usize], &id, version).await;
+    assert_eq!(other.get("timed_out"), None, "{other}");
 }
 
 async fn under_forfeit_the_seat_out_of_time_loses_with_its_concession(c: Clocked) {
@@ -288,6 +304,14 @@ async fn under_forfeit_the_seat_out_of_time_loses_with_its_concession(c: Clocked
     );
     let (_, inbox) = c.app.get("/v1/me/games", Some(&tokens[0])).await;
     assert_eq!(inbox["games"][0]["status"], "finished");
+    // The seat's player is told its seat was forfeited.
+    let version = view["version"].as_u64().unwrap();
+    let told = notice_at(&c.app, &tokens[seat as usize], &id, version).await;
+    assert_eq!(
+        told["timed_out"],
+        json!({"seat": seat, "then": "forfeit"}),
+        "{told}"
+    );
     crate::helpers::assert_clean_audit(&c.app, &id).await;
     assert_eq!(
         c.service.sweep_clocks().await.unwrap().games,
@@ -318,6 +342,14 @@ async fn under_bot_a_steady_bot_plays_the_seat_that_ran_out_until_its_player_tak
         json!({"seat": seat, "level": "steady"})
     );
     assert_eq!(entries[at + 1]["at"], entries[at]["at"]);
+    // The seat's player is told a bot took the seat.
+    let version = entries[at + 1]["seq"].as_u64().unwrap();
+    let told = notice_at(&c.app, token, &id, version).await;
+    assert_eq!(
+        told["timed_out"],
+        json!({"seat": seat, "then": "bot", "bot": "steady"}),
+        "{told}"
+    );
     // The bot plays the seat's move soon after, and its clock no longer runs.
     let mut view = c.app.view(&id, None).await;
     for _ in 0..100 {
@@ -746,6 +778,83 @@ async fn clocked_games_created_at_once_beside_every_tick_of_the_sweeper_and_a_le
     );
 }
 
+fn bank(initial_hours: u32, increment_hours: u32, max_hours: u32, on_timeout: &str) -> Value {
+    json!({
+        "control": {
+            "kind": "bank",
+            "initial_hours": initial_hours,
+            "increment_hours": increment_hours,
+            "max_hours": max_hours,
+        },
+        "on_timeout": on_timeout,
+    })
+}
+
+async fn an_empty_bank_with_no_increment_gives_each_move_an_hour_so_absent_seats_are_not_played_out_at_once(
+    c: Clocked,
+) {
+    // Nobody at the table moves: both banks empty, and every move is a timeout's.
+    let (id, tokens) = girl_on(&c.app, bank(1, 0, 1, "default_move")).await;
+    let view = c.app.view(&id, None).await;
+    assert_eq!(view["clock"]["empty_bank_hours"], 1);
+    let entries = log(&c.app, &id).await;
+    let set = entries
+        .iter()
+        .find(|e| e["type"] == "table.clock_set")
+        .unwrap();
+    assert_eq!(
+        set["data"]["empty_bank_hours"], 1,
+        "the rule is recorded with the clock"
+    );
+    let mut timeouts = 0;
+    for hour in 1..=6 {
+        c.clock.advance(HOUR);
+        let sweep = c.service.sweep_clocks().await.unwrap();
+        // Each seat owing a move times out at most once an hour, never in a storm.
+        assert!(sweep.timeouts <= 2, "hour {hour}: {sweep:?}");
+        timeouts += sweep.timeouts;
+        let view = c.app.view(&id, None).await;
+        assert_eq!(view["status"], "active", "hour {hour}: not played out");
+        let now = parlour::service::Clock::now(&*c.clock);
+        for seat in view["to_act"].as_array().unwrap() {
+            let deadline = deadline_of(&view, seat.as_u64().unwrap()).expect("a deadline");
+            let deadline = chrono::DateTime::parse_from_rfc3339(&deadline).unwrap();
+            assert!(
+                deadline >= now + chrono::Duration::minutes(59),
+                "hour {hour}: seat {seat} has until {deadline}, it is {now}"
+            );
+        }
+    }
+    assert!(timeouts >= 5, "the absent seats did time out: {timeouts}");
+    // Each timeout's notice tells its player which move was made for them.
+    let entries = log(&c.app, &id).await;
+    let first = entries
+        .iter()
+        .position(|e| e["type"] == "table.timed_out")
+        .unwrap();
+    let seat = entries[first]["data"]["seat"].as_u64().unwrap();
+    let version = entries[first + 1]["seq"].as_u64().unwrap();
+    let told = notice_at(&c.app, &tokens[seat as usize], &id, version).await;
+    assert_eq!(told["timed_out"]["then"], "default_move", "{told}");
+    assert!(told["timed_out"]["action"]["type"].is_string(), "{told}");
+    assert_audits(&c.app, &id).await;
+}
+
+async fn a_correspondence_clock_records_no_empty_bank_hour(c: Clocked) {
+    let (id, _tokens) = girl_on(&c.app, correspondence(1, "default_move")).await;
+    let view = c.app.view(&id, None).await;
+    assert_eq!(view["clock"].get("empty_bank_hours"), None);
+    let entries = log(&c.app, &id).await;
+    let set = entries
+        .iter()
+        .find(|e| e["type"] == "table.clock_set")
+        .unwrap();
+    assert_eq!(
+        set["data"],
+        json!({"control": {"kind": "correspondence", "days": 1}, "on_timeout": "default_move", "vacation": true})
+    );
+}
+
 async fn two_sweepers_on_one_database_record_a_timeout_once(c: Clocked) {
     let (id, _tokens) = girl_on(&c.app, correspondence(1, "forfeit")).await;
     let (_other, other, _running) = instance(&c.url, c.clock.clone(), false).await;
@@ -1047,6 +1156,8 @@ clocked_on_both_backends!(
     a_takeover_notes_again_when_a_game_whose_note_was_lost_next_needs_a_look,
     a_sweep_drops_only_the_note_it_read_never_one_written_since,
     clocked_games_created_at_once_beside_every_tick_of_the_sweeper_and_a_leader_change_all_time_out,
+    an_empty_bank_with_no_increment_gives_each_move_an_hour_so_absent_seats_are_not_played_out_at_once,
+    a_correspondence_clock_records_no_empty_bank_hour,
     an_idle_unclocked_game_is_abandoned_only_when_the_operator_asks,
     a_week_of_play_across_vacation_timeouts_and_a_resignation,
     a_sign_in_code_works_for_ten_minutes_and_no_longer,

@@ -9,7 +9,7 @@
 //! over it looks at every clocked game once, which also applies every deadline that passed
 //! while no server was running.
 
-use parlour_domain::clocks::{Due, TimeControl, TimeoutPolicy};
+use parlour_domain::clocks::{Due, TimeControl, TimeoutPolicy, EMPTY_BANK_HOURS};
 use parlour_domain::table_events::TableRefusal;
 
 use super::*;
@@ -32,18 +32,23 @@ pub struct Sweep {
 /// The table's opening entry for a game created with `clock`: none for no clock.
 pub(super) fn clock_entry(clock: Option<&NewClock>) -> Result<Option<TableEvent>> {
     let Some(clock) = clock else { return Ok(None) };
-    let control = match clock.control {
+    let (control, empty_bank_hours) = match clock.control {
         TimeControlPlan::None {} => return Ok(None),
-        TimeControlPlan::Correspondence { days } => TimeControl::Correspondence { days },
+        TimeControlPlan::Correspondence { days } => (TimeControl::Correspondence { days }, None),
+        // Every bank set now gives a move an hour when the bank is empty as it starts: the
+        // rule is recorded with the clock, so games set before it keep the rule they had.
         TimeControlPlan::Bank {
             initial_hours,
             increment_hours,
             max_hours,
-        } => TimeControl::Bank {
-            initial_hours,
-            increment_hours,
-            max_hours,
-        },
+        } => (
+            TimeControl::Bank {
+                initial_hours,
+                increment_hours,
+                max_hours,
+            },
+            Some(EMPTY_BANK_HOURS),
+        ),
     };
     control.check().map_err(ServiceError::BadClock)?;
     let on_timeout = match clock.on_timeout {
@@ -55,6 +60,7 @@ pub(super) fn clock_entry(clock: Option<&NewClock>) -> Result<Option<TableEvent>
         control,
         on_timeout,
         vacation: clock.vacation,
+        empty_bank_hours,
     }))
 }
 
@@ -82,6 +88,7 @@ pub(super) fn clock_view(sitting: &Sitting) -> Option<ClockView> {
             TimeoutPolicy::Forfeit => OnTimeout::Forfeit,
         },
         vacation: clocks.rules.vacation,
+        empty_bank_hours: clocks.rules.empty_bank_hours,
         seats: clocks
             .seats
             .iter()
