@@ -153,9 +153,11 @@ impl ClockRules {
             (TimeControl::Correspondence { .. }, Some(_)) => {
                 Err("only a bank clock gives time to a move when its bank is empty".into())
             }
-            (TimeControl::Bank { .. }, Some(hours)) if hours == 0 || hours > MAX_BANK_HOURS => Err(
-                format!("an empty bank gives a move from 1 to {MAX_BANK_HOURS} hours, not {hours}"),
-            ),
+            (TimeControl::Bank { .. }, Some(hours)) if !(1..=MAX_BANK_HOURS).contains(&hours) => {
+                Err(format!(
+                    "an empty bank gives a move from 1 to {MAX_BANK_HOURS} hours, not {hours}"
+                ))
+            }
             (TimeControl::Bank { .. }, Some(_)) => Ok(()),
         }
     }
