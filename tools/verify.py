@@ -286,6 +286,11 @@ TABLE_EVENTS = {
     "table.bot_left": {"seat": int},
     "table.match_deal": {"match": str, "deal": int},
 }
+# Fields a table event may hold beside its own, when the server that recorded it knew them:
+# a bank clock set since issue 35 records the hours a move gets when its bank is empty.
+OPTIONAL_TABLE_FIELDS = {
+    "table.clock_set": {"empty_bank_hours": int},
+}
 # The bots a seat may be handed to (docs/bots.md).
 BOT_LEVELS = ("random", "steady", "expert")
 # Table events after which nothing more may be recorded: they end the game.
@@ -303,9 +308,27 @@ def micros(at):
     return (moment - epoch) // datetime.timedelta(microseconds=1)
 
 
-def clock_problem(control, on_timeout):
+def has_table_fields(kind, data):
+    """Whether `data` holds exactly the fields of table event `kind`, each of its type: its
+    own fields, and any of the optional ones it may hold."""
+    fields = TABLE_EVENTS.get(kind)
+    if fields is None or not isinstance(data, dict):
+        return False
+    every = dict(fields, **OPTIONAL_TABLE_FIELDS.get(kind, {}))
+    return set(fields) <= set(data) <= set(every) and all(
+        isinstance(data[k], every[k]) and (every[k] is bool or not isinstance(data[k], bool))
+        for k in data
+    )
+
+
+def clock_problem(control, on_timeout, empty_bank_hours=None):
     """Why a `table.clock_set` could not have been recorded, or None."""
     kind = control.get("kind")
+    if empty_bank_hours is not None:
+        if kind != "bank":
+            return "only a bank clock gives time to a move when its bank is empty"
+        if not 1 <= empty_bank_hours <= MAX_BANK_HOURS:
+            return "an empty bank gives a move from 1 to %d hours" % MAX_BANK_HOURS
     numbers = {k: v for k, v in control.items() if k != "kind"}
     if any(not isinstance(v, int) or isinstance(v, bool) for v in numbers.values()):
         return "its control %r is not a clock" % (control,)
@@ -477,10 +500,7 @@ def check_table_event(report, event, players, ended):
         return
     if event.get("command") is not None:
         report.fail("table", seq, "a table event records no action")
-    if not isinstance(data, dict) or set(data) != set(fields) or not all(
-        isinstance(data[k], t) and (t is bool or not isinstance(data[k], bool))
-        for k, t in fields.items()
-    ):
+    if not has_table_fields(kind, data):
         report.fail("table", seq, "its data is not exactly %s" % sorted(fields))
         return
     if ended:
@@ -719,7 +739,7 @@ def verify(game, keys=None, extra_receipts=(), extra_checkpoints=()):
             seating.moved = True
         kind, data = event.get("type"), event.get("data")
         forfeit = False
-        if is_table and isinstance(data, dict) and set(data) == set(TABLE_EVENTS.get(kind, {None: 0})):
+        if is_table and has_table_fields(kind, data):
             if kind == "table.hosted" and seating is None:
                 seating = Seating(data["account"], players, bots)
             elif seating is not None:
@@ -729,7 +749,7 @@ def verify(game, keys=None, extra_receipts=(), extra_checkpoints=()):
             # After the seating's check, which asks who held the seat before this entry.
             bots.check(report, seq, kind, data)
             if kind == "table.clock_set" and clock is None:
-                problem = clock_problem(data["control"], data["on_timeout"])
+                problem = clock_problem(data["control"], data["on_timeout"], data.get("empty_bank_hours"))
                 if problem:
                     report.fail("table", seq, problem)
                 if moved:

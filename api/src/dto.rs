@@ -194,6 +194,11 @@ pub struct ClockView {
     pub on_timeout: OnTimeout,
     /// Whether a player's vacation stops their clock in this game.
     pub vacation: bool,
+    /// The hours a move gets when its seat's bank is empty as it starts: 1 on a bank clock
+    /// set since issue 35 (`docs/clocks.md`); absent on a correspondence clock, and on an
+    /// older bank, where an empty bank gives a move nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty_bank_hours: Option<u32>,
     /// Each seat's clock, in seat order.
     pub seats: Vec<SeatClockView>,
 }
@@ -798,6 +803,11 @@ pub struct ClockSetData {
     pub on_timeout: OnTimeout,
     /// Whether a player's vacation stops their clock in this game.
     pub vacation: bool,
+    /// The hours a move gets when its seat's bank is empty as it starts: recorded on a bank
+    /// clock set since issue 35; absent before (an empty bank gave nothing) and on a
+    /// correspondence clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty_bank_hours: Option<u32>,
 }
 
 /// `table.vacation_began`: the seat's player went on vacation; its clock stops until `until`.
@@ -1115,8 +1125,27 @@ pub enum NoticeKind {
     Ended,
     /// You have used 80 % of your time for this move.
     DeadlineNear,
-    /// Your time ran out: your default move was played for you, or your seat was forfeited.
+    /// Your time ran out: your default move was played for you, a bot took your seat, or your
+    /// seat was forfeited (the notice's `timed_out` says which, and the move made).
     TimedOut,
+}
+
+/// What the table did for your seat when its time ran out (with a `timed_out` notice).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct TimeoutTaken {
+    /// Your seat, whose time ran out.
+    pub seat: u8,
+    /// What was done: your default move made for you (`default_move`), a bot seated to play
+    /// for you (`bot`), or your seat forfeited and the game ended (`forfeit`).
+    pub then: OnTimeout,
+    /// The move made for you, as the log records it (`then` is `default_move`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub action: Option<Value>,
+    /// The bot that plays your seat now (`then` is `bot`); take the seat back with
+    /// `DELETE /v1/games/{id}/seats/{seat}/bot`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotLevel>,
 }
 
 /// One event of `GET /v1/me/stream` (its SSE `id:` is `id`) or `GET /v1/me/notices`: what one
@@ -1133,6 +1162,10 @@ pub struct Notice {
     pub version: u64,
     /// What it means for you; empty when it asks nothing new of you (another player moved).
     pub notices: Vec<NoticeKind>,
+    /// With `timed_out`: what was done for your seat (the move made for it, the bot seated,
+    /// or the forfeit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<TimeoutTaken>,
     /// The game's inbox row just after the commit.
     pub row: InboxGame,
 }
@@ -1518,6 +1551,10 @@ pub struct WebhookPayload {
     /// For `match.finished`: the match, as `GET /v1/matches/{id}` shows it.
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     pub match_view: Option<MatchView>,
+    /// For `game.timed_out`: what was done for the account's seat (the move made for it,
+    /// the bot seated, or the forfeit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<TimeoutTaken>,
 }
 
 // --- Matches -------------------------------------------------------------------------------

@@ -41,6 +41,14 @@ pub const DAY: i64 = 24 * HOUR;
 pub const CORRESPONDENCE_DAYS: [u8; 7] = [1, 2, 3, 5, 7, 10, 14];
 /// The longest a bank clock may hold, in hours (90 days).
 pub const MAX_BANK_HOURS: u32 = 90 * 24;
+/// The time a move gets, in hours, when its seat's bank is empty as the move starts, on a
+/// bank clock set since issue 35 (recorded in its `clock_set` as `empty_bank_hours`). An
+/// empty bank with no increment gave a move no time at all: a seat that ran out timed out
+/// again the moment it was next asked, and `default_move` played an absent player's whole
+/// game out within seconds. An hour, the least a bank may start with, gives the player a
+/// real chance at each move and makes the rest of the table's wait for an absent seat an
+/// hour a move at most, with one timeout (and one notice) each.
+pub const EMPTY_BANK_HOURS: u32 = 1;
 
 /// How much time each seat has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,6 +136,31 @@ pub struct ClockRules {
     pub on_timeout: TimeoutPolicy,
     /// Whether a player's vacation stops their clock in this game.
     pub vacation: bool,
+    /// The time, in hours, a move gets when its seat's bank is empty as it starts (a bank
+    /// clock set since issue 35: [`EMPTY_BANK_HOURS`]); `None` for a correspondence clock
+    /// and for a bank set before, whose empty bank gives nothing, as it did when the game
+    /// was created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_bank_hours: Option<u32>,
+}
+
+impl ClockRules {
+    /// Why these rules cannot be used, if they cannot.
+    pub fn check(&self) -> Result<(), String> {
+        self.control.check()?;
+        match (self.control, self.empty_bank_hours) {
+            (_, None) => Ok(()),
+            (TimeControl::Correspondence { .. }, Some(_)) => {
+                Err("only a bank clock gives time to a move when its bank is empty".into())
+            }
+            (TimeControl::Bank { .. }, Some(hours)) if !(1..=MAX_BANK_HOURS).contains(&hours) => {
+                Err(format!(
+                    "an empty bank gives a move from 1 to {MAX_BANK_HOURS} hours, not {hours}"
+                ))
+            }
+            (TimeControl::Bank { .. }, Some(_)) => Ok(()),
+        }
+    }
 }
 
 /// One seat's clock.
@@ -211,6 +244,7 @@ impl Clocks {
     /// stopped (a bank is charged and credited); a seat that starts owing has it started.
     pub fn settle(&mut self, owing: &[Seat], mover: Option<Seat>, at: Moment) {
         let control = self.rules.control;
+        let empty_bank = self.rules.empty_bank_hours.map(|h| i64::from(h) * HOUR);
         for (i, clock) in self.seats.iter_mut().enumerate() {
             let seat = Seat(u8::try_from(i).unwrap_or(u8::MAX));
             let owes = owing.contains(&seat);
@@ -218,8 +252,14 @@ impl Clocks {
                 stop(clock, control, at);
             }
             if owes && clock.running_since.is_none() {
-                if let TimeControl::Correspondence { .. } = control {
-                    clock.allowance = control.first_allowance();
+                match (control, empty_bank) {
+                    (TimeControl::Correspondence { .. }, _) => {
+                        clock.allowance = control.first_allowance();
+                    }
+                    (TimeControl::Bank { .. }, Some(grace)) if clock.allowance <= 0 => {
+                        clock.allowance = grace;
+                    }
+                    (TimeControl::Bank { .. }, _) => {}
                 }
                 clock.reminded = false;
                 clock.running_since = Some(match clock.away_until {
@@ -345,12 +385,17 @@ mod tests {
                 control: TimeControl::Correspondence { days },
                 on_timeout: TimeoutPolicy::Forfeit,
                 vacation: true,
+                empty_bank_hours: None,
             },
             2,
         )
     }
 
     fn bank(initial: u32, increment: u32, max: u32) -> Clocks {
+        bank_with(initial, increment, max, Some(EMPTY_BANK_HOURS))
+    }
+
+    fn bank_with(initial: u32, increment: u32, max: u32, empty_bank_hours: Option<u32>) -> Clocks {
         Clocks::new(
             ClockRules {
                 control: TimeControl::Bank {
@@ -360,6 +405,7 @@ mod tests {
                 },
                 on_timeout: TimeoutPolicy::DefaultMove,
                 vacation: true,
+                empty_bank_hours,
             },
             2,
         )
@@ -396,6 +442,78 @@ mod tests {
             clocks.seats[0].deadline(),
             Some(T0.plus(4 * HOUR + 11 * HOUR))
         );
+    }
+
+    /// A seat out of time under `default_move`, as the table leaves it: run out, then its
+    /// default move made for it at the same moment, then asked for its next move.
+    fn time_out_and_default(clocks: &mut Clocks, seat: Seat, at: Moment) {
+        clocks.run_out(seat);
+        clocks.settle(&[seat], None, at);
+        clocks.settle(&[Seat(1 - seat.0)], Some(seat), at);
+    }
+
+    #[test]
+    fn an_empty_bank_with_no_increment_gives_each_move_an_hour() {
+        let mut clocks = bank(2, 0, 2);
+        clocks.settle(&[Seat(0)], None, T0);
+        let out = T0.plus(2 * HOUR);
+        assert_eq!(clocks.due(out), vec![Due::Timeout(Seat(0))]);
+        // The default move started on an empty bank, so it had an hour, and used none of it.
+        time_out_and_default(&mut clocks, Seat(0), out);
+        let hour = i64::from(EMPTY_BANK_HOURS) * HOUR;
+        assert_eq!(clocks.seats[0].allowance, hour);
+        // Seat 1 answers at once: seat 0 is asked again, and has its hour.
+        clocks.settle(&[Seat(0)], Some(Seat(1)), out);
+        assert_eq!(clocks.seats[0].deadline(), Some(out.plus(hour)));
+        assert!(
+            clocks.due(out).is_empty(),
+            "no timeout the moment it is asked"
+        );
+        // Still away: it times out once an hour, never faster.
+        let again = out.plus(hour);
+        assert_eq!(clocks.due(again), vec![Due::Timeout(Seat(0))]);
+        time_out_and_default(&mut clocks, Seat(0), again);
+        clocks.settle(&[Seat(0)], Some(Seat(1)), again);
+        assert_eq!(clocks.seats[0].deadline(), Some(again.plus(hour)));
+        // A bank with time left is not topped up: the hour is for an empty bank only.
+        let mut clocks = bank(2, 0, 2);
+        clocks.settle(&[Seat(0)], None, T0);
+        clocks.settle(&[Seat(1)], Some(Seat(0)), T0.plus(2 * HOUR - 60_000_000));
+        clocks.settle(&[Seat(0)], Some(Seat(1)), T0.plus(2 * HOUR));
+        assert_eq!(clocks.seats[0].allowance, 60_000_000);
+    }
+
+    #[test]
+    fn a_bank_set_before_the_empty_bank_hour_keeps_giving_an_empty_bank_nothing() {
+        let mut clocks = bank_with(2, 0, 2, None);
+        clocks.settle(&[Seat(0)], None, T0);
+        let out = T0.plus(2 * HOUR);
+        time_out_and_default(&mut clocks, Seat(0), out);
+        clocks.settle(&[Seat(0)], Some(Seat(1)), out);
+        assert_eq!(clocks.seats[0].deadline(), Some(out));
+        assert_eq!(clocks.due(out), vec![Due::Timeout(Seat(0))]);
+    }
+
+    #[test]
+    fn only_a_bank_gives_an_empty_bank_time_and_from_one_hour() {
+        let rules = |control, empty_bank_hours| ClockRules {
+            control,
+            on_timeout: TimeoutPolicy::DefaultMove,
+            vacation: true,
+            empty_bank_hours,
+        };
+        let bank = TimeControl::Bank {
+            initial_hours: 2,
+            increment_hours: 0,
+            max_hours: 2,
+        };
+        let correspondence = TimeControl::Correspondence { days: 1 };
+        assert!(rules(bank, Some(1)).check().is_ok());
+        assert!(rules(bank, None).check().is_ok());
+        assert!(rules(bank, Some(0)).check().is_err());
+        assert!(rules(bank, Some(MAX_BANK_HOURS + 1)).check().is_err());
+        assert!(rules(correspondence, Some(1)).check().is_err());
+        assert!(rules(correspondence, None).check().is_ok());
     }
 
     #[test]

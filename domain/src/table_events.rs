@@ -85,6 +85,12 @@ pub enum TableEvent {
         on_timeout: TimeoutPolicy,
         /// Whether a player's vacation stops their clock in this game.
         vacation: bool,
+        /// The hours a move gets when its seat's bank is empty as it starts: recorded for a
+        /// bank clock set since issue 35 ([`crate::clocks::EMPTY_BANK_HOURS`]); absent
+        /// before, and for a correspondence clock, so that older games replay as they were
+        /// played.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        empty_bank_hours: Option<u32>,
     },
     /// The seat has used 80 % of its time for this move: a fact for notifications, recorded
     /// once per move.
@@ -598,11 +604,23 @@ impl TableState {
             | TableEvent::OfferWithdrawn { .. }
             | TableEvent::Seated { .. }
             | TableEvent::Aborted {} => self.admit_seating(event)?,
-            TableEvent::ClockSet { control, .. } => {
+            TableEvent::ClockSet {
+                control,
+                on_timeout,
+                vacation,
+                empty_bank_hours,
+            } => {
                 if self.clocks.is_some() {
                     return Err(TableRefusal::AlreadyClocked);
                 }
-                control.check().map_err(TableRefusal::BadClock)?;
+                ClockRules {
+                    control: *control,
+                    on_timeout: *on_timeout,
+                    vacation: *vacation,
+                    empty_bank_hours: *empty_bank_hours,
+                }
+                .check()
+                .map_err(TableRefusal::BadClock)?;
             }
             TableEvent::Reminded { seat, due } => {
                 let clock = self.clock_of(*seat)?;
@@ -724,11 +742,13 @@ impl TableState {
                 control,
                 on_timeout,
                 vacation,
+                empty_bank_hours,
             } => {
                 let rules = ClockRules {
                     control: *control,
                     on_timeout: *on_timeout,
                     vacation: *vacation,
+                    empty_bank_hours: *empty_bank_hours,
                 };
                 self.clocks = Some(Clocks::new(rules, self.players));
             }
@@ -1440,6 +1460,7 @@ mod tests {
             control: TimeControl::Correspondence { days: 2 },
             on_timeout,
             vacation: true,
+            empty_bank_hours: None,
         };
         assert_eq!(sitting.admit(&clock, NOW), Ok(()));
         sitting.apply_table(&clock, NOW);
@@ -1603,6 +1624,7 @@ mod tests {
             control: TimeControl::Correspondence { days: 2 },
             on_timeout: TimeoutPolicy::Forfeit,
             vacation: false,
+            empty_bank_hours: None,
         };
         strict.apply_table(&clock, NOW);
         assert_eq!(strict.admit(&away, leave), Err(TableRefusal::NoVacation));
@@ -1739,6 +1761,7 @@ mod tests {
                     control: TimeControl::Correspondence { days: 1 },
                     on_timeout: TimeoutPolicy::DefaultMove,
                     vacation: true,
+                    empty_bank_hours: None,
                 };
                 sitting.apply_table(&clock, NOW);
                 seq += 1;

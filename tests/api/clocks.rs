@@ -266,6 +266,22 @@ async fn a_move_after_the_deadline_is_refused_and_the_default_move_is_played_for
             .contains(&json!("timed_out")),
         "{told}"
     );
+    // The notice says which move was made for the seat: the one the log records.
+    let made = store::connect(&c.url)
+        .await
+        .unwrap()
+        .events(id.parse().unwrap(), version - 1, Some(1))
+        .await
+        .unwrap();
+    assert_eq!(made[0].actor, Some(seat as u8));
+    assert_eq!(
+        told["timed_out"],
+        json!({"seat": seat, "then": "default_move", "action": made[0].command.clone().unwrap()}),
+        "{told}"
+    );
+    // The other player is told nothing of it.
+    let other = notice_at(&c.app, &tokens[1 - seat as usize], &id, version).await;
+    assert_eq!(other.get("timed_out"), None, "{other}");
 }
 
 async fn under_forfeit_the_seat_out_of_time_loses_with_its_concession(c: Clocked) {
@@ -288,6 +304,14 @@ async fn under_forfeit_the_seat_out_of_time_loses_with_its_concession(c: Clocked
     );
     let (_, inbox) = c.app.get("/v1/me/games", Some(&tokens[0])).await;
     assert_eq!(inbox["games"][0]["status"], "finished");
+    // The seat's player is told its seat was forfeited.
+    let version = view["version"].as_u64().unwrap();
+    let told = notice_at(&c.app, &tokens[seat as usize], &id, version).await;
+    assert_eq!(
+        told["timed_out"],
+        json!({"seat": seat, "then": "forfeit"}),
+        "{told}"
+    );
     crate::helpers::assert_clean_audit(&c.app, &id).await;
     assert_eq!(
         c.service.sweep_clocks().await.unwrap().games,
@@ -318,6 +342,14 @@ async fn under_bot_a_steady_bot_plays_the_seat_that_ran_out_until_its_player_tak
         json!({"seat": seat, "level": "steady"})
     );
     assert_eq!(entries[at + 1]["at"], entries[at]["at"]);
+    // The seat's player is told a bot took the seat.
+    let version = entries[at + 1]["seq"].as_u64().unwrap();
+    let told = notice_at(&c.app, token, &id, version).await;
+    assert_eq!(
+        told["timed_out"],
+        json!({"seat": seat, "then": "bot", "bot": "steady"}),
+        "{told}"
+    );
     // The bot plays the seat's move soon after, and its clock no longer runs.
     let mut view = c.app.view(&id, None).await;
     for _ in 0..100 {
@@ -586,6 +618,241 @@ async fn a_deadline_that_passed_while_no_server_ran_is_applied_by_the_next_leade
         .filter(|e| e["type"] == "table.timed_out")
         .count();
     assert_eq!(timeouts, 1);
+}
+
+async fn a_clocked_game_whose_note_was_lost_is_found_by_the_next_leader_from_its_log(c: Clocked) {
+    let (id, _tokens) = girl_on(&c.app, correspondence(1, "forfeit")).await;
+    // The note of when the game next needs a look is gone (as a sweep racing its creation
+    // once dropped it): the sweeps that read the notes cannot see the game any more.
+    let store = store::connect(&c.url).await.unwrap();
+    store
+        .set_attention(id.parse().unwrap(), None)
+        .await
+        .expect("the note is dropped");
+    c.clock.advance(2 * DAY);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().games, 0);
+    // A leader taking over reads the clocked games from the logs, and finds it.
+    let look = c.service.sweep_every_clock().await.unwrap();
+    assert_eq!((look.games, look.timeouts), (1, 1), "{look:?}");
+    let view = c.app.view(&id, None).await;
+    assert_eq!(view["result"]["ended_by"], "forfeit");
+    // A game seen to end is not looked at again by the next leader.
+    assert_eq!(c.service.sweep_every_clock().await.unwrap().games, 0);
+}
+
+async fn a_takeover_notes_again_when_a_game_whose_note_was_lost_next_needs_a_look(c: Clocked) {
+    let (id, _tokens) = girl_on(&c.app, correspondence(5, "forfeit")).await;
+    let store = store::connect(&c.url).await.unwrap();
+    store
+        .set_attention(id.parse().unwrap(), None)
+        .await
+        .unwrap();
+    // Nothing is due yet: the leader's look records nothing, but notes the game again ...
+    let look = c.service.sweep_every_clock().await.unwrap();
+    assert_eq!((look.games, look.reminders, look.timeouts), (1, 0, 0));
+    // ... so the sweep of each tick finds its reminder and its timeout when they fall due.
+    c.clock.advance(4 * DAY);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().reminders, 1);
+    c.clock.advance(DAY);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().timeouts, 1);
+}
+
+async fn a_sweep_drops_only_the_note_it_read_never_one_written_since(c: Clocked) {
+    let store = store::connect(&c.url).await.unwrap();
+    let game = uuid::Uuid::now_v7();
+    let now = parlour::service::Clock::now(&*c.clock);
+    store.set_attention(game, Some(now)).await.unwrap();
+    let read = store
+        .attention_due(now, uuid::Uuid::nil(), 10)
+        .await
+        .unwrap();
+    assert_eq!(read.len(), 1);
+    // Between the sweep's read and its delete, the game is noted again (its creation, or a
+    // commit to it): the sweep's delete of the note it read removes nothing.
+    let later = now + chrono::Duration::hours(1);
+    store.set_attention(game, Some(later)).await.unwrap();
+    assert!(!store.clear_attention_read(&read[0]).await.unwrap());
+    let kept = store
+        .attention_due(later, uuid::Uuid::nil(), 10)
+        .await
+        .unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!((kept[0].game, kept[0].due), (game, later));
+    // The note as read is dropped.
+    assert!(store.clear_attention_read(&kept[0]).await.unwrap());
+    assert!(store
+        .attention_due(later, uuid::Uuid::nil(), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    // And a sweep that finds no game for a note drops it.
+    store.set_attention(game, Some(now)).await.unwrap();
+    assert_eq!(c.service.sweep_clocks().await.unwrap().games, 1);
+    assert_eq!(c.service.sweep_clocks().await.unwrap().games, 0);
+}
+
+/// How many clocked games the concurrency test creates at once.
+const CONCURRENT_GAMES: usize = 40;
+
+async fn clocked_games_created_at_once_beside_every_tick_of_the_sweeper_and_a_leader_change_all_time_out(
+    c: Clocked,
+) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let (second_app, second, _running) = instance(&c.url, c.clock.clone(), false).await;
+    let created = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    // The first leader sweeps at every tick until half the games are created; then the
+    // second takes over (its look at every clocked game) and sweeps every tick after.
+    let sweeper = {
+        let (first, second, created, stop) = (
+            c.service.clone(),
+            second.clone(),
+            created.clone(),
+            stop.clone(),
+        );
+        tokio::spawn(async move {
+            let mut leader = first;
+            let mut looked = false;
+            let mut ticks_after_the_last_creation = 0;
+            // Until every game is created, and the second leader has looked (at most a
+            // hundred ticks more, should every look fail).
+            while !(looked && stop.load(Ordering::SeqCst)) && ticks_after_the_last_creation < 100 {
+                if stop.load(Ordering::SeqCst) {
+                    ticks_after_the_last_creation += 1;
+                }
+                if created.load(Ordering::SeqCst) >= CONCURRENT_GAMES / 2 {
+                    leader = second.clone();
+                    // As the leader's job does: a look that failed is tried again next tick.
+                    looked = looked || leader.sweep_every_clock().await.is_ok();
+                }
+                // A tick that fails (a busy database) is the next tick's to do again.
+                let _ = leader.sweep_clocks().await;
+                tokio::task::yield_now().await;
+            }
+            looked
+        })
+    };
+    let creations = (0..CONCURRENT_GAMES).map(|i| {
+        let app = if i % 2 == 0 { &c.app } else { &second_app };
+        let created = created.clone();
+        async move {
+            let (status, game) = app
+                .post(
+                    "/v1/games",
+                    None,
+                    &json!({
+                        "game": "girl",
+                        "players": [{"name": "Ann"}, {"name": "Bea"}],
+                        "clock": correspondence(1, "forfeit"),
+                    }),
+                )
+                .await;
+            assert_eq!(status, StatusCode::CREATED, "{game}");
+            created.fetch_add(1, Ordering::SeqCst);
+            game["id"].as_str().unwrap().to_string()
+        }
+    });
+    let games = futures_util::future::join_all(creations).await;
+    stop.store(true, Ordering::SeqCst);
+    assert!(
+        sweeper.await.unwrap(),
+        "the second leader looked at every clocked game"
+    );
+
+    // A day later every game's seat to move is out of time, and the tick's sweep (reading
+    // the notes alone) forfeits every one of them: none lost its note.
+    c.clock.advance(DAY);
+    let sweep = second.sweep_clocks().await.unwrap();
+    assert_eq!(sweep.timeouts, CONCURRENT_GAMES as u64, "{sweep:?}");
+    for id in &games {
+        let view = c.app.view(id, None).await;
+        assert_eq!(
+            view["result"]["ended_by"], "forfeit",
+            "{id} never timed out"
+        );
+    }
+    assert_eq!(
+        second.sweep_clocks().await.unwrap().games,
+        0,
+        "nothing left to watch"
+    );
+}
+
+fn bank(initial_hours: u32, increment_hours: u32, max_hours: u32, on_timeout: &str) -> Value {
+    json!({
+        "control": {
+            "kind": "bank",
+            "initial_hours": initial_hours,
+            "increment_hours": increment_hours,
+            "max_hours": max_hours,
+        },
+        "on_timeout": on_timeout,
+    })
+}
+
+async fn an_empty_bank_with_no_increment_gives_each_move_an_hour_so_absent_seats_are_not_played_out_at_once(
+    c: Clocked,
+) {
+    // Nobody at the table moves: both banks empty, and every move is a timeout's.
+    let (id, tokens) = girl_on(&c.app, bank(1, 0, 1, "default_move")).await;
+    let view = c.app.view(&id, None).await;
+    assert_eq!(view["clock"]["empty_bank_hours"], 1);
+    let entries = log(&c.app, &id).await;
+    let set = entries
+        .iter()
+        .find(|e| e["type"] == "table.clock_set")
+        .unwrap();
+    assert_eq!(
+        set["data"]["empty_bank_hours"], 1,
+        "the rule is recorded with the clock"
+    );
+    let mut timeouts = 0;
+    for hour in 1..=6 {
+        c.clock.advance(HOUR);
+        let sweep = c.service.sweep_clocks().await.unwrap();
+        // Each seat owing a move times out at most once an hour, never in a storm.
+        assert!(sweep.timeouts <= 2, "hour {hour}: {sweep:?}");
+        timeouts += sweep.timeouts;
+        let view = c.app.view(&id, None).await;
+        assert_eq!(view["status"], "active", "hour {hour}: not played out");
+        let now = parlour::service::Clock::now(&*c.clock);
+        for seat in view["to_act"].as_array().unwrap() {
+            let deadline = deadline_of(&view, seat.as_u64().unwrap()).expect("a deadline");
+            let deadline = chrono::DateTime::parse_from_rfc3339(&deadline).unwrap();
+            assert!(
+                deadline >= now + chrono::Duration::minutes(59),
+                "hour {hour}: seat {seat} has until {deadline}, it is {now}"
+            );
+        }
+    }
+    assert!(timeouts >= 5, "the absent seats did time out: {timeouts}");
+    // Each timeout's notice tells its player which move was made for them.
+    let entries = log(&c.app, &id).await;
+    let first = entries
+        .iter()
+        .position(|e| e["type"] == "table.timed_out")
+        .unwrap();
+    let seat = entries[first]["data"]["seat"].as_u64().unwrap();
+    let version = entries[first + 1]["seq"].as_u64().unwrap();
+    let told = notice_at(&c.app, &tokens[seat as usize], &id, version).await;
+    assert_eq!(told["timed_out"]["then"], "default_move", "{told}");
+    assert!(told["timed_out"]["action"]["type"].is_string(), "{told}");
+    assert_audits(&c.app, &id).await;
+}
+
+async fn a_correspondence_clock_records_no_empty_bank_hour(c: Clocked) {
+    let (id, _tokens) = girl_on(&c.app, correspondence(1, "default_move")).await;
+    let view = c.app.view(&id, None).await;
+    assert_eq!(view["clock"].get("empty_bank_hours"), None);
+    let entries = log(&c.app, &id).await;
+    let set = entries
+        .iter()
+        .find(|e| e["type"] == "table.clock_set")
+        .unwrap();
+    assert_eq!(
+        set["data"],
+        json!({"control": {"kind": "correspondence", "days": 1}, "on_timeout": "default_move", "vacation": true})
+    );
 }
 
 async fn two_sweepers_on_one_database_record_a_timeout_once(c: Clocked) {
@@ -885,6 +1152,12 @@ clocked_on_both_backends!(
     a_game_whose_host_disallows_vacation_keeps_its_clock_running,
     a_deadline_that_passed_while_no_server_ran_is_applied_by_the_next_leader,
     two_sweepers_on_one_database_record_a_timeout_once,
+    a_clocked_game_whose_note_was_lost_is_found_by_the_next_leader_from_its_log,
+    a_takeover_notes_again_when_a_game_whose_note_was_lost_next_needs_a_look,
+    a_sweep_drops_only_the_note_it_read_never_one_written_since,
+    clocked_games_created_at_once_beside_every_tick_of_the_sweeper_and_a_leader_change_all_time_out,
+    an_empty_bank_with_no_increment_gives_each_move_an_hour_so_absent_seats_are_not_played_out_at_once,
+    a_correspondence_clock_records_no_empty_bank_hour,
     an_idle_unclocked_game_is_abandoned_only_when_the_operator_asks,
     a_week_of_play_across_vacation_timeouts_and_a_resignation,
     a_sign_in_code_works_for_ten_minutes_and_no_longer,

@@ -568,11 +568,13 @@ fn the_table_types_are_what_the_domain_writes() {
             },
             on_timeout: TimeoutPolicy::DefaultMove,
             vacation: false,
+            empty_bank_hours: Some(1),
         },
         TableEvent::ClockSet {
             control: TimeControl::Correspondence { days: 3 },
             on_timeout: TimeoutPolicy::Forfeit,
             vacation: true,
+            empty_bank_hours: None,
         },
         TableEvent::Reminded {
             seat: Seat(1),

@@ -12,11 +12,11 @@ use parlour::receipts::Signer;
 use parlour::service::ManualClock;
 use parlour::startup::{Application, Settings};
 use parlour::store::{
-    self, AccountRecord, AccountStore, AccountTokenRecord, AttemptRecord, ClockStore, Committed,
-    EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
-    Leadership, LogStore, MessageState, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
-    SignInCodeRecord, StoreError, StoredEvent, VacationRecord, WebhookMessageRecord, WebhookRecord,
-    WebhookStore,
+    self, AccountRecord, AccountStore, AccountTokenRecord, AttemptRecord, Attention, ClockStore,
+    Committed, EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, MessageState, OutboxItem, OutboxMessage, OutboxStore,
+    SeatCredential, SignInCodeRecord, StoreError, StoredEvent, VacationRecord,
+    WebhookMessageRecord, WebhookRecord, WebhookStore,
 };
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, Purged};
@@ -304,8 +304,11 @@ impl GameStore for HeldAppend {
         seats: &[SeatCredential],
         events: &[StoredEvent],
         outbox: &[OutboxMessage],
+        attention: Option<DateTime<Utc>>,
     ) -> Result<(), StoreError> {
-        self.inner.create_game(game, seats, events, outbox).await
+        self.inner
+            .create_game(game, seats, events, outbox, attention)
+            .await
     }
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         self.inner.game(id).await
@@ -556,8 +559,17 @@ impl ClockStore for HeldAppend {
         before: DateTime<Utc>,
         after: Uuid,
         limit: u64,
-    ) -> Result<Vec<Uuid>, StoreError> {
+    ) -> Result<Vec<Attention>, StoreError> {
         self.inner.attention_due(before, after, limit).await
+    }
+    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError> {
+        self.inner.clear_attention_read(note).await
+    }
+    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError> {
+        self.inner.clocked_games(after, limit).await
+    }
+    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
+        self.inner.clocks_ended(game, at).await
     }
     async fn begin_vacation(
         &self,

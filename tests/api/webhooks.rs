@@ -346,6 +346,23 @@ async fn every_event_type_arrives_signed_and_tells_only_what_the_account_may_see
         let row_keys: Vec<&String> = inbox["games"][0].as_object().unwrap().keys().collect();
         assert_eq!(keys, row_keys);
     }
+    // The timeout's message says which move was made for Ann's seat: the one the log
+    // records (shown now that the game is over).
+    let entries = h.app.all_events(&id, None).await;
+    let at = entries
+        .iter()
+        .position(|e| e["type"] == "table.timed_out" && e["data"]["seat"] == 0)
+        .expect("Ann's timeout in the log");
+    let timed_out = received
+        .iter()
+        .map(Received::json)
+        .find(|body| body["type"] == "game.timed_out")
+        .expect("a game.timed_out message");
+    assert_eq!(
+        timed_out["timed_out"],
+        json!({"seat": 0, "then": "default_move", "action": entries[at + 1]["command"]}),
+        "{timed_out}"
+    );
     // Each message once: a webhook-id is never reused for another message.
     let mut ids: Vec<&String> = received.iter().map(|r| &r.id).collect();
     ids.sort();

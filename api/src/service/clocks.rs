@@ -9,7 +9,7 @@
 //! over it looks at every clocked game once, which also applies every deadline that passed
 //! while no server was running.
 
-use parlour_domain::clocks::{Due, TimeControl, TimeoutPolicy};
+use parlour_domain::clocks::{Due, TimeControl, TimeoutPolicy, EMPTY_BANK_HOURS};
 use parlour_domain::table_events::TableRefusal;
 
 use super::*;
@@ -32,18 +32,23 @@ pub struct Sweep {
 /// The table's opening entry for a game created with `clock`: none for no clock.
 pub(super) fn clock_entry(clock: Option<&NewClock>) -> Result<Option<TableEvent>> {
     let Some(clock) = clock else { return Ok(None) };
-    let control = match clock.control {
+    let (control, empty_bank_hours) = match clock.control {
         TimeControlPlan::None {} => return Ok(None),
-        TimeControlPlan::Correspondence { days } => TimeControl::Correspondence { days },
+        TimeControlPlan::Correspondence { days } => (TimeControl::Correspondence { days }, None),
+        // Every bank set now gives a move an hour when the bank is empty as it starts: the
+        // rule is recorded with the clock, so games set before it keep the rule they had.
         TimeControlPlan::Bank {
             initial_hours,
             increment_hours,
             max_hours,
-        } => TimeControl::Bank {
-            initial_hours,
-            increment_hours,
-            max_hours,
-        },
+        } => (
+            TimeControl::Bank {
+                initial_hours,
+                increment_hours,
+                max_hours,
+            },
+            Some(EMPTY_BANK_HOURS),
+        ),
     };
     control.check().map_err(ServiceError::BadClock)?;
     let on_timeout = match clock.on_timeout {
@@ -55,6 +60,7 @@ pub(super) fn clock_entry(clock: Option<&NewClock>) -> Result<Option<TableEvent>
         control,
         on_timeout,
         vacation: clock.vacation,
+        empty_bank_hours,
     }))
 }
 
@@ -82,6 +88,7 @@ pub(super) fn clock_view(sitting: &Sitting) -> Option<ClockView> {
             TimeoutPolicy::Forfeit => OnTimeout::Forfeit,
         },
         vacation: clocks.rules.vacation,
+        empty_bank_hours: clocks.rules.empty_bank_hours,
         seats: clocks
             .seats
             .iter()
@@ -99,15 +106,22 @@ pub(super) fn clock_view(sitting: &Sitting) -> Option<ClockView> {
 
 impl Parlour {
     /// Notes when the game's clocks next need the sweeper (nothing for a game without a
-    /// clock). Best effort, after the commit: a note lost to a crash is made good by the
-    /// leader's look at every clocked game when it takes over after the restart.
+    /// clock), and that they never will once the game is over. Best effort, after the
+    /// commit: a note lost to a crash is made good by the leader's look at every clocked game
+    /// (read from the logs) when it takes over after the restart.
     pub(super) async fn attend(&self, loaded: &Loaded) {
         if loaded.sitting.table.clocks().is_none() {
             return;
         }
+        let id = loaded.record.id;
         let due = loaded.sitting.next_due().and_then(time_of);
-        if let Err(error) = self.store.set_attention(loaded.record.id, due).await {
-            tracing::warn!(game = %loaded.record.id, %error, "the clock's next look was not noted");
+        if let Err(error) = self.store.set_attention(id, due).await {
+            tracing::warn!(game = %id, %error, "the clock's next look was not noted");
+        }
+        if loaded.sitting.is_over() {
+            if let Err(error) = self.store.clocks_ended(id, self.now()).await {
+                tracing::warn!(game = %id, %error, "the clocks' end was not noted");
+            }
         }
     }
 
@@ -116,37 +130,54 @@ impl Parlour {
         self.sweep_until(self.now()).await
     }
 
-    /// Looks at every clocked game, due or not: what the leader does when it takes over.
+    /// Looks at every clocked game whose end has not been seen, due or not, and notes again
+    /// when each next needs a look: what the leader does when it takes over. The games are
+    /// read from the logs (every game whose opening entries set a clock), not from the
+    /// notes, so a game whose note was lost is found.
     pub async fn sweep_every_clock(&self) -> Result<Sweep> {
-        // The end of the calendar: every note is due by then.
-        let forever =
-            DateTime::<Utc>::from_timestamp(253_402_300_799, 0).unwrap_or(DateTime::<Utc>::MAX_UTC);
-        self.sweep_until(forever).await
+        let mut sweep = Sweep::default();
+        let mut after = Uuid::nil();
+        loop {
+            let games = self.store.clocked_games(after, SWEEP_PAGE).await?;
+            for &game in &games {
+                sweep.games += 1;
+                if let Err(error) = self.sweep_game(game, &mut sweep).await {
+                    tracing::warn!(%game, %error, "the clock sweep skipped a game");
+                }
+            }
+            match games.last() {
+                Some(&last) if games.len() as u64 == SWEEP_PAGE => after = last,
+                _ => return Ok(sweep),
+            }
+        }
     }
 
     async fn sweep_until(&self, noted_before: DateTime<Utc>) -> Result<Sweep> {
         let mut sweep = Sweep::default();
         let mut after = Uuid::nil();
         loop {
-            let games = self
+            let notes = self
                 .store
                 .attention_due(noted_before, after, SWEEP_PAGE)
                 .await?;
-            for &game in &games {
+            for note in &notes {
                 sweep.games += 1;
-                match self.sweep_game(game, &mut sweep).await {
+                match self.sweep_game(note.game, &mut sweep).await {
                     Ok(()) => {}
-                    // A note made just before a game that was never stored.
+                    // A note of a game that was never stored (written, before notes were
+                    // part of a game's creation, just before a creation that failed). Only
+                    // the note read is dropped: one written since is a real game's.
                     Err(ServiceError::GameNotFound(_)) => {
-                        self.store.set_attention(game, None).await?;
+                        self.store.clear_attention_read(note).await?;
                     }
                     Err(error) => {
+                        let game = note.game;
                         tracing::warn!(%game, %error, "the clock sweep skipped a game");
                     }
                 }
             }
-            match games.last() {
-                Some(&last) if games.len() as u64 == SWEEP_PAGE => after = last,
+            match notes.last() {
+                Some(last) if notes.len() as u64 == SWEEP_PAGE => after = last.game,
                 _ => return Ok(sweep),
             }
         }
@@ -163,9 +194,6 @@ impl Parlour {
             let at = self.now();
             let Some(due) = loaded.sitting.due(moment(at)).first().copied() else {
                 self.attend(loaded).await;
-                if loaded.sitting.is_over() {
-                    self.store.set_attention(id, None).await?;
-                }
                 return Ok(());
             };
             let (scratch, events) = self.record_due(loaded, due, at)?;

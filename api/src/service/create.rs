@@ -166,11 +166,10 @@ impl Parlour {
             &chain::genesis_hash(&record),
             at,
         )?;
-        if sitting.table.clocks().is_some() {
-            // Noted before the game is stored, so a crash in between leaves a note the sweep
-            // drops, never a clocked game it does not know of.
-            self.store.set_attention(record.id, Some(at)).await?;
-        }
+        // A clocked game's first note is written with the game, in one transaction: a note
+        // written before it could be read by a sweep that then found no game and dropped it,
+        // after this creation had noted it again, leaving a clocked game nobody looked at.
+        let attention = sitting.next_due().and_then(time_of);
         for account in &founding.links {
             self.store
                 .link_account_game(*account, record.id, self.clock.now())
@@ -178,7 +177,7 @@ impl Parlour {
         }
         let work = bots::BotTurns::opening(&record, &events);
         self.store
-            .create_game(&record, &founding.credentials, &events, &work)
+            .create_game(&record, &founding.credentials, &events, &work, attention)
             .await?;
         self.commits.committed();
         let version = events.len() as u64;
@@ -196,7 +195,6 @@ impl Parlour {
             keeps_snapshots: self.cache.snapshot_every > 0 && sitting_keeps_snapshots,
             snapshot_at: 0,
         };
-        self.attend(&loaded).await;
         self.count_bytes(&slot, version);
         *slot.game.lock().await = Some(loaded);
         self.keep_to_budget();

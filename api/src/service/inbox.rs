@@ -14,8 +14,45 @@ use tokio::sync::{broadcast, watch};
 
 use super::seating::account_text;
 use super::*;
-use crate::dto::{Asked, Inbox, InboxGame, Notice, NoticeKind, NoticePage};
+use crate::dto::{
+    Asked, BotLevel, Inbox, InboxGame, Notice, NoticeKind, NoticePage, OnTimeout, TimeoutTaken,
+};
 use crate::store::FeedCursor;
+
+/// What one commit tells one account (see [`Parlour::run_notices`]).
+pub(super) struct Told {
+    /// The game's inbox row just after the commit.
+    pub(super) row: InboxGame,
+    /// The notices.
+    pub(super) kinds: Vec<NoticeKind>,
+    /// What was done for the account's seat, if it timed out in this commit.
+    pub(super) timed_out: Option<TimeoutTaken>,
+}
+
+/// What was done for `seat` when it timed out, from the entry that follows its
+/// `table.timed_out` in the same commit: its default move (the seat's own move, carrying the
+/// action made for it), a bot seated, or nothing, when the timeout ended the game.
+fn timeout_taken(seat: u8, next: Option<&StoredEvent>) -> TimeoutTaken {
+    let taken = |then, action, bot| TimeoutTaken {
+        seat,
+        then,
+        action,
+        bot,
+    };
+    match next {
+        Some(entry) if entry.kind == "table.bot_seated" => {
+            let level = entry
+                .data
+                .get("level")
+                .and_then(|level| serde_json::from_value::<BotLevel>(level.clone()).ok());
+            taken(OnTimeout::Bot, None, level)
+        }
+        Some(entry) if entry.actor == Some(seat) && entry.command.is_some() => {
+            taken(OnTimeout::DefaultMove, entry.command.clone(), None)
+        }
+        _ => taken(OnTimeout::Forfeit, None, None),
+    }
+}
 
 /// How many feed entries one catch-up read takes.
 const CATCH_UP: u64 = 500;
@@ -141,7 +178,7 @@ impl Parlour {
             }
             let Some(last) = run.last() else { continue };
             let kinds: Vec<&str> = run.iter().map(|c| c.kind.as_str()).collect();
-            let Some((row, kinds)) = self
+            let Some(told) = self
                 .run_notices(game, &me, run[0].seq, last.seq, &kinds)
                 .await?
             else {
@@ -151,16 +188,18 @@ impl Parlour {
                 id: cursor_text(last.cursor()),
                 game,
                 version: last.seq,
-                notices: kinds,
-                row,
+                notices: told.kinds,
+                timed_out: told.timed_out,
+                row: told.row,
             });
         }
         Ok(notices)
     }
 
     /// What one commit to `game` — its entries `first..=last`, of these kinds — tells
-    /// `account`: its inbox row just after, and the notices; `None` when the game does not
-    /// place the account. The account's stream and its webhooks both say exactly this.
+    /// `account`: its inbox row just after, the notices, and what was done for its seat if
+    /// it timed out; `None` when the game does not place the account. The account's stream
+    /// and its webhooks both say exactly this.
     pub(super) async fn run_notices(
         &self,
         game: Uuid,
@@ -168,22 +207,26 @@ impl Parlour {
         first: u64,
         last: u64,
         run: &[&str],
-    ) -> Result<Option<(InboxGame, Vec<NoticeKind>)>> {
+    ) -> Result<Option<Told>> {
         let Some(row) = self.inbox_row_at(game, account, last).await? else {
             return Ok(None);
         };
         let has = |kind: &str| run.contains(&kind);
         // A clock's facts name a seat: only that seat's player is told of them.
         let mut clock_facts = Vec::new();
+        let mut timed_out = None;
         if let (Some(seat), true) = (row.seat, has("table.reminded") || has("table.timed_out")) {
             let count = last.saturating_sub(first) + 1;
-            for event in self
+            let entries = self
                 .store
                 .events(game, first.saturating_sub(1), Some(count))
-                .await?
-            {
+                .await?;
+            for (i, event) in entries.iter().enumerate() {
                 if event.data.get("seat") == Some(&json!(seat)) {
-                    clock_facts.push(event.kind);
+                    clock_facts.push(event.kind.clone());
+                    if event.kind == "table.timed_out" {
+                        timed_out = Some(timeout_taken(seat, entries.get(i + 1)));
+                    }
                 }
             }
         }
@@ -212,7 +255,11 @@ impl Parlour {
         if row.status == Status::Finished {
             kinds.push(NoticeKind::Ended);
         }
-        Ok(Some((row, kinds)))
+        Ok(Some(Told {
+            row,
+            kinds,
+            timed_out,
+        }))
     }
 
     /// Where the feed ends now: a stream without `Last-Event-ID` starts here.

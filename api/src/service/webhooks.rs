@@ -417,6 +417,7 @@ impl Parlour {
             timestamp: now,
             data: None,
             match_view: None,
+            timed_out: None,
         };
         let message = WebhookMessageRecord {
             id: format!("msg_{}", hex::encode(nonce)),
@@ -558,12 +559,13 @@ impl Parlour {
             if hooks.is_empty() {
                 continue;
             }
-            let Some((row, notices)) = self
+            let Some(told) = self
                 .run_notices(game, &account_text(account_id), first, last, &kinds)
                 .await?
             else {
                 continue;
             };
+            let (row, notices) = (told.row, told.kinds);
             let mut events: Vec<WebhookEventType> =
                 notices.into_iter().filter_map(event_type_of).collect();
             // The commit that ends a match's last deal also ends the match.
@@ -586,6 +588,10 @@ impl Parlour {
                     data: Some(row.clone()),
                     match_view: match event {
                         WebhookEventType::MatchFinished => finished_match.clone().flatten(),
+                        _ => None,
+                    },
+                    timed_out: match event {
+                        WebhookEventType::GameTimedOut => told.timed_out.clone(),
                         _ => None,
                     },
                 };

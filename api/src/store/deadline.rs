@@ -17,10 +17,10 @@ use uuid::Uuid;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AccountRecord, AccountStore, AccountTokenRecord, Append, ClockStore, Committed, EventStore,
-    FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership,
-    LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, StoreError,
-    StoredEvent, VacationRecord,
+    AccountRecord, AccountStore, AccountTokenRecord, Append, Attention, ClockStore, Committed,
+    EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
+    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord,
+    StoreError, StoredEvent, VacationRecord,
 };
 
 /// How long the store waits for the database.
@@ -177,9 +177,14 @@ impl<S: EventStore> GameStore for Deadline<S> {
         seats: &[SeatCredential],
         events: &[StoredEvent],
         outbox: &[OutboxMessage],
+        attention: Option<DateTime<Utc>>,
     ) -> Result<(), StoreError> {
-        self.run(true, self.inner.create_game(game, seats, events, outbox))
-            .await
+        self.run(
+            true,
+            self.inner
+                .create_game(game, seats, events, outbox, attention),
+        )
+        .await
     }
 
     async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
@@ -446,9 +451,22 @@ impl<S: EventStore> ClockStore for Deadline<S> {
         before: DateTime<Utc>,
         after: Uuid,
         limit: u64,
-    ) -> Result<Vec<Uuid>, StoreError> {
+    ) -> Result<Vec<Attention>, StoreError> {
         self.run(false, self.inner.attention_due(before, after, limit))
             .await
+    }
+
+    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError> {
+        self.run(true, self.inner.clear_attention_read(note)).await
+    }
+
+    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError> {
+        self.run(false, self.inner.clocked_games(after, limit))
+            .await
+    }
+
+    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
+        self.run(true, self.inner.clocks_ended(game, at)).await
     }
 
     async fn begin_vacation(

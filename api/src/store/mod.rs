@@ -267,14 +267,16 @@ pub enum StoreError {
 /// A game's creation record, its seats and their credentials.
 #[async_trait]
 pub trait GameStore: Send + Sync {
-    /// Records a new game, its seats, its opening events and the durable work that must
-    /// follow them (`OutboxMessage`), all or nothing.
+    /// Records a new game, its seats, its opening events, the durable work that must
+    /// follow them (`OutboxMessage`) and, for a clocked game, the note of when its clocks
+    /// first need the sweeper (`attention`), all or nothing.
     async fn create_game(
         &self,
         game: &GameRecord,
         seats: &[SeatCredential],
         events: &[StoredEvent],
         outbox: &[OutboxMessage],
+        attention: Option<DateTime<Utc>>,
     ) -> Result<(), StoreError>;
 
     /// The game's creation record.
@@ -575,6 +577,15 @@ pub struct VacationRecord {
     pub until: DateTime<Utc>,
 }
 
+/// A note of when a clocked game next needs the sweeper, as read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attention {
+    /// The game.
+    pub game: Uuid,
+    /// When it needs a look.
+    pub due: DateTime<Utc>,
+}
+
 /// What the move clocks need kept beside the logs: when each clocked game next needs the
 /// sweeper, and each account's vacations.
 #[async_trait]
@@ -583,13 +594,26 @@ pub trait ClockStore: Send + Sync {
     async fn set_attention(&self, game: Uuid, due: Option<DateTime<Utc>>)
         -> Result<(), StoreError>;
 
-    /// The games due by `before`, after `after` in id order, at most `limit`.
+    /// The games due by `before`, after `after` in id order, at most `limit`, each with what
+    /// its note said.
     async fn attention_due(
         &self,
         before: DateTime<Utc>,
         after: Uuid,
         limit: u64,
-    ) -> Result<Vec<Uuid>, StoreError>;
+    ) -> Result<Vec<Attention>, StoreError>;
+
+    /// Drops `note` if the store still holds it as read, and not one written since: `false`
+    /// when it was already gone or says something else now.
+    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError>;
+
+    /// The clocked games (their logs set a clock) not yet seen to end, after `after` in id
+    /// order, at most `limit`: read from the logs, so a game whose note was lost is listed.
+    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError>;
+
+    /// Notes that clocked game `game` was seen to end at `at`, so that no later look at every
+    /// clocked game folds it again.
+    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError>;
 
     /// Records a vacation of `account`, unless one is under way at its start: `false` then.
     async fn begin_vacation(

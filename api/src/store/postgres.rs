@@ -33,9 +33,9 @@ use uuid::Uuid;
 use super::rows::{self, wide};
 use super::{
     is_unique_violation, one_by_one, stored_json, AccountRecord, AccountStore, AccountTokenRecord,
-    Append, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
-    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
-    SignInCodeRecord, StoreError, StoredEvent, VacationRecord, EVENTS_CHANNEL,
+    Append, Attention, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore,
+    IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
+    SeatCredential, SignInCodeRecord, StoreError, StoredEvent, VacationRecord, EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -334,6 +334,7 @@ impl GameStore for PostgresStore {
         seats: &[SeatCredential],
         events: &[StoredEvent],
         outbox: &[OutboxMessage],
+        attention: Option<DateTime<Utc>>,
     ) -> Result<(), StoreError> {
         let players =
             serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -369,6 +370,13 @@ impl GameStore for PostgresStore {
             .execute(&mut *tx)
             .await
             .map_err(conflict_or)?;
+        if let Some(due) = attention {
+            sqlx::query(rows::SET_ATTENTION)
+                .bind(game.id)
+                .bind(due)
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -900,9 +908,27 @@ impl ClockStore for PostgresStore {
         before: DateTime<Utc>,
         after: Uuid,
         limit: u64,
-    ) -> Result<Vec<Uuid>, StoreError> {
+    ) -> Result<Vec<Attention>, StoreError> {
         let rows = sqlx::query(rows::ATTENTION_DUE)
             .bind(before)
+            .bind(after)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(rows::attention_from_row).collect()
+    }
+
+    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::CLEAR_ATTENTION_READ)
+            .bind(note.game)
+            .bind(note.due)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::CLOCKED_GAMES)
             .bind(after)
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(&self.pool)
@@ -910,6 +936,15 @@ impl ClockStore for PostgresStore {
         rows.iter()
             .map(|row| rows::Columns::uuid(row, "game_id"))
             .collect()
+    }
+
+    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
+        sqlx::query(rows::CLOCKS_ENDED)
+            .bind(game)
+            .bind(at)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     async fn begin_vacation(

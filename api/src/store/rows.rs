@@ -142,9 +142,25 @@ pub const SET_ATTENTION: &str = "INSERT INTO game_attention (game_id, due_at) VA
 /// Game `$1` needs the sweeper no more.
 pub const CLEAR_ATTENTION: &str = "DELETE FROM game_attention WHERE game_id = $1";
 
-/// Games due by `$1`, after game `$2` in id order, at most `$3`.
-pub const ATTENTION_DUE: &str = "SELECT game_id FROM game_attention \
+/// Drops game `$1`'s note if it still says `$2`: a note written since (a newer look noted by
+/// a commit or a creation) is kept.
+pub const CLEAR_ATTENTION_READ: &str =
+    "DELETE FROM game_attention WHERE game_id = $1 AND due_at = $2";
+
+/// Games due by `$1`, after game `$2` in id order, at most `$3`, with what their notes say.
+pub const ATTENTION_DUE: &str = "SELECT game_id, due_at FROM game_attention \
      WHERE due_at <= $1 AND game_id > $2 ORDER BY game_id LIMIT $3";
+
+/// Clocked games (their logs hold a `table.clock_set`) not yet seen to end, after game `$1`
+/// in id order, at most `$2`.
+pub const CLOCKED_GAMES: &str = "SELECT e.game_id FROM events e \
+     WHERE e.type = 'table.clock_set' AND e.game_id > $1 \
+     AND NOT EXISTS (SELECT 1 FROM clocks_ended c WHERE c.game_id = e.game_id) \
+     ORDER BY e.game_id LIMIT $2";
+
+/// Clocked game `$1` was seen to end (at `$2`): its clocks never run again.
+pub const CLOCKS_ENDED: &str = "INSERT INTO clocks_ended (game_id, ended_at) VALUES ($1, $2) \
+     ON CONFLICT (game_id) DO NOTHING";
 
 /// A vacation of account `$1` from `$2` to `$3`, unless one is under way at `$2`.
 pub const INSERT_VACATION: &str = "INSERT INTO vacations (account_id, began_at, until) \
@@ -273,6 +289,14 @@ pub fn vacation_from_row(row: &impl Columns) -> Result<super::VacationRecord, St
     Ok(super::VacationRecord {
         began_at: row.time("began_at")?,
         until: row.time("until")?,
+    })
+}
+
+/// A row of [`ATTENTION_DUE`].
+pub fn attention_from_row(row: &impl Columns) -> Result<super::Attention, StoreError> {
+    Ok(super::Attention {
+        game: row.uuid("game_id")?,
+        due: row.time("due_at")?,
     })
 }
 

@@ -24,9 +24,9 @@ use uuid::Uuid;
 use super::rows::{self, wide};
 use super::{
     is_unique_violation, stored_json, time_text, AccountRecord, AccountStore, AccountTokenRecord,
-    Append, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
-    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
-    SignInCodeRecord, StoreError, StoredEvent, VacationRecord, LEADER_LEASE,
+    Append, Attention, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore,
+    IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
+    SeatCredential, SignInCodeRecord, StoreError, StoredEvent, VacationRecord, LEADER_LEASE,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -160,6 +160,7 @@ impl GameStore for SqliteStore {
         seats: &[SeatCredential],
         events: &[StoredEvent],
         outbox: &[OutboxMessage],
+        attention: Option<DateTime<Utc>>,
     ) -> Result<(), StoreError> {
         let players =
             serde_json::to_value(&game.players).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -198,6 +199,13 @@ impl GameStore for SqliteStore {
         }
         write_batch(&mut tx, game.id, events).await?;
         write_outbox(&mut tx, game.id, outbox).await?;
+        if let Some(due) = attention {
+            sqlx::query(rows::SET_ATTENTION)
+                .bind(game.id.to_string())
+                .bind(time_text(&due))
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -644,9 +652,27 @@ impl ClockStore for SqliteStore {
         before: DateTime<Utc>,
         after: Uuid,
         limit: u64,
-    ) -> Result<Vec<Uuid>, StoreError> {
+    ) -> Result<Vec<Attention>, StoreError> {
         let rows = sqlx::query(rows::ATTENTION_DUE)
             .bind(time_text(&before))
+            .bind(after.to_string())
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(rows::attention_from_row).collect()
+    }
+
+    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError> {
+        let done = sqlx::query(rows::CLEAR_ATTENTION_READ)
+            .bind(note.game.to_string())
+            .bind(time_text(&note.due))
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::CLOCKED_GAMES)
             .bind(after.to_string())
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(&self.pool)
@@ -654,6 +680,15 @@ impl ClockStore for SqliteStore {
         rows.iter()
             .map(|row| rows::Columns::uuid(row, "game_id"))
             .collect()
+    }
+
+    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
+        sqlx::query(rows::CLOCKS_ENDED)
+            .bind(game.to_string())
+            .bind(time_text(&at))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     async fn begin_vacation(
