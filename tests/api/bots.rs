@@ -519,8 +519,7 @@ impl Drop for LoadedCpu {
 /// The attack: an expert's search ran past the pace whenever the machine was busy, for as long
 /// as its hand took to weigh, and its move's public `at` showed it. Now the search stops
 /// half-way through the pace and the move is recorded exactly the pace after the entry it
-/// answers: on a machine the test loads itself (and in a debug build, whose searches take
-/// seconds), every expert move of a History of England table comes exactly the pace after the
+/// answers: on a machine the test loads itself, in a test build, every expert move of a History of England table comes exactly the pace after the
 /// move before, whatever each bot held.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expert_bots_moves_come_the_pace_after_the_move_before_whatever_they_hold_on_a_loaded_machine(

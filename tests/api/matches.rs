@@ -516,7 +516,10 @@ async fn a_chosen_seed_gives_no_deal_away_before_it_ends_and_deals_the_same_card
     let view = next_deal(&app, &id, Some(&first)).await;
     let second = view["current"].as_str().unwrap().to_string();
     let during = game_audit(&app, &second).await;
-    assert!(during["seed"].is_null() && during["salt"].is_null(), "{during}");
+    assert!(
+        during["seed"].is_null() && during["salt"].is_null(),
+        "{during}"
+    );
     let commitment = during["seed_commitment"].as_str().unwrap().to_string();
     // Everything public while deal 1 is played: the match's seed (given away), deal 0's seed,
     // and deal 1's commitment. The old derivation would have opened the commitment at once.
@@ -537,7 +540,10 @@ async fn a_chosen_seed_gives_no_deal_away_before_it_ends_and_deals_the_same_card
     let other_first = other_created["first_deal"].as_str().unwrap().to_string();
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     play_deal(&app, &other_first, &other_tokens, &mut rng).await;
-    assert_eq!(game_audit(&app, &other_first).await["seed"], json!(first_seed));
+    assert_eq!(
+        game_audit(&app, &other_first).await["seed"],
+        json!(first_seed)
+    );
     let dealt = |log: &[Value]| log.iter().find(|e| e["seq"] == 1).cloned().unwrap();
     assert_eq!(
         dealt(&app.all_events(&other_first, None).await)["data"],
@@ -547,7 +553,10 @@ async fn a_chosen_seed_gives_no_deal_away_before_it_ends_and_deals_the_same_card
     let view = next_deal(&app, &other, Some(&other_first)).await;
     let other_second = view["current"].as_str().unwrap().to_string();
     play_deal(&app, &other_second, &other_tokens, &mut rng).await;
-    assert_eq!(game_audit(&app, &other_second).await["seed"], json!(second_seed));
+    assert_eq!(
+        game_audit(&app, &other_second).await["seed"],
+        json!(second_seed)
+    );
     let audit = app.get(&format!("/v1/matches/{id}/audit"), None).await.1;
     assert_eq!(audit["ok"], json!(true), "{audit}");
 }

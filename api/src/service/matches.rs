@@ -886,10 +886,22 @@ mod tests {
             keyed,
             "a32a4de6eda723a857f11d1ed098fe71f3f6bbf97e587401a07b46740f6431bd"
         );
-        assert_eq!(keyed, deal_seed(Derivation::Keyed, &[7; 32], SEED, 1).unwrap());
-        assert_ne!(keyed, deal_seed(Derivation::Keyed, &[8; 32], SEED, 1).unwrap());
-        assert_ne!(keyed, deal_seed(Derivation::Keyed, &[7; 32], SEED, 2).unwrap());
-        assert_ne!(keyed, deal_seed(Derivation::Public, &[7; 32], SEED, 1).unwrap());
+        assert_eq!(
+            keyed,
+            deal_seed(Derivation::Keyed, &[7; 32], SEED, 1).unwrap()
+        );
+        assert_ne!(
+            keyed,
+            deal_seed(Derivation::Keyed, &[8; 32], SEED, 1).unwrap()
+        );
+        assert_ne!(
+            keyed,
+            deal_seed(Derivation::Keyed, &[7; 32], SEED, 2).unwrap()
+        );
+        assert_ne!(
+            keyed,
+            deal_seed(Derivation::Public, &[7; 32], SEED, 1).unwrap()
+        );
         let new = MatchRecord {
             options: json!({}),
             target: Target::Points { points: 50 },
@@ -902,6 +914,9 @@ mod tests {
             derivation: Derivation::Keyed,
         };
         let stored = serde_json::to_value(&new).unwrap();
-        assert_eq!(stored["derivation"], "keyed", "a new match records its derivation");
+        assert_eq!(
+            stored["derivation"], "keyed",
+            "a new match records its derivation"
+        );
     }
 }

@@ -268,7 +268,11 @@ impl<'a> TimeUp<'a> {
 
 impl fmt::Debug for TimeUp<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.is_some() { "TimeUp(when)" } else { "TimeUp::NEVER" })
+        f.write_str(if self.0.is_some() {
+            "TimeUp(when)"
+        } else {
+            "TimeUp::NEVER"
+        })
     }
 }
 

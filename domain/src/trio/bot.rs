@@ -43,7 +43,7 @@ pub(crate) fn choose<T: Theme>(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Opt
         bot.time_up,
         rng,
     )
-        .unwrap_or(steady);
+    .unwrap_or(steady);
     Some(action_json(&chosen))
 }
 
