@@ -16,7 +16,8 @@
 //! runs on a blocking thread, one at a time per instance, so it never holds up a request.
 //! How long it thought must tell nobody about its hand: its search stops at a wall-clock
 //! deadline, half the pace after the entry it answers, and plays its best move so far, and the
-//! move is recorded exactly the pace after that entry (`docs/bots.md`, "Pace").
+//! move is recorded exactly the pace after that entry (`docs/bots.md`, "How the server plays a
+//! bot's move").
 
 use std::sync::OnceLock;
 
@@ -142,8 +143,10 @@ impl Parlour {
                     break;
                 };
                 if let Some((_, due)) = paced {
+                    // A millisecond over: the timer and the clock may round apart, and a move
+                    // made a hair before `due` would be recorded when made instead.
                     let wait = (due - self.now()).to_std().unwrap_or_default();
-                    tokio::time::sleep(wait).await;
+                    tokio::time::sleep(wait + std::time::Duration::from_millis(1)).await;
                 }
                 let request = Move {
                     action,
