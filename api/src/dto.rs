@@ -1621,7 +1621,9 @@ pub struct NewMatch {
     pub clock: Option<NewClock>,
     /// What the match is played to; the sheet's own target if left out (`docs/matches.md`).
     pub target: Option<MatchTarget>,
-    /// 64 hex digits: each deal's seed is derived from it and the deal's number. Leave it out
+    /// 64 hex digits: each deal's seed is derived from it and the deal's number under a key
+    /// only the server holds, so the same seed deals the same cards at every table of this
+    /// server and nobody can work out a deal before it ends (`docs/matches.md`). Leave it out
     /// to have each deal's seed drawn by the server.
     #[schema(example = json!(null), pattern = "^[0-9a-fA-F]{64}$")]
     pub seed: Option<String>,

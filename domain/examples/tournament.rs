@@ -189,6 +189,7 @@ fn pairing(
     let bot = |level| LevelBot {
         level,
         budget: args.budget,
+        ..LevelBot::new(level)
     };
     let mut shares = Vec::new();
     for g in 0..args.games {

@@ -480,6 +480,104 @@ async fn a_bots_moves_wait_out_the_pace_however_quickly_it_thought() {
     assert!(counted >= 2, "{log:?}");
 }
 
+/// Busy threads, one per core, until dropped: a loaded machine, made by the test itself.
+struct LoadedCpu {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl LoadedCpu {
+    fn start() -> LoadedCpu {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..cores)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 1u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        for _ in 0..10_000 {
+                            x = std::hint::black_box(x.wrapping_mul(6364136223846793005) ^ 1);
+                        }
+                    }
+                })
+            })
+            .collect();
+        LoadedCpu { stop, threads }
+    }
+}
+
+impl Drop for LoadedCpu {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The attack: an expert's search ran past the pace whenever the machine was busy, for as long
+/// as its hand took to weigh, and its move's public `at` showed it. Now the search stops
+/// half-way through the pace and the move is recorded exactly the pace after the entry it
+/// answers: on a machine the test loads itself, in a test build, every expert move of a History of England table comes exactly the pace after the
+/// move before, whatever each bot held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expert_bots_moves_come_the_pace_after_the_move_before_whatever_they_hold_on_a_loaded_machine(
+) {
+    let (url, guard) = crate::helpers::fresh_database(crate::helpers::Backend::Sqlite).await;
+    let pace = std::time::Duration::from_secs(2);
+    let settings = parlour::startup::Settings {
+        rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
+        bot_pace: pace,
+        ..parlour::startup::Settings::default()
+    };
+    let app = crate::helpers::spawn_app_with(&url, guard, settings).await;
+    let load = LoadedCpu::start();
+    let (status, created) = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"game": "history-of-england",
+                    "players": [{"bot": "expert"}, {"bot": "expert"}, {"bot": "expert"}]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let mut version = created["version"].as_u64().unwrap();
+    let mut commits = 0;
+    while commits < 5 {
+        let res = app
+            .client
+            .get(format!("{}/v1/games/{id}?wait=30", app.address))
+            .header("If-None-Match", format!("\"{version}\""))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "the bots stopped");
+        let view = res.json::<Value>().await.unwrap();
+        version = view["version"].as_u64().unwrap();
+        commits += 1;
+        if view["status"] == "finished" {
+            break;
+        }
+    }
+    drop(load);
+    let log = app.all_events(id, None).await;
+    // Every commit's entries share its time; every commit after the opening one is a bot's move.
+    let mut times: Vec<chrono::DateTime<chrono::FixedOffset>> = log
+        .iter()
+        .map(|e| chrono::DateTime::parse_from_rfc3339(e["at"].as_str().unwrap()).unwrap())
+        .collect();
+    times.dedup();
+    let gaps: Vec<chrono::Duration> = times.windows(2).map(|pair| pair[1] - pair[0]).collect();
+    assert!(gaps.len() >= 3, "{log:?}");
+    let paced = chrono::Duration::from_std(pace).unwrap();
+    assert!(
+        gaps.iter().all(|gap| *gap == paced),
+        "each move comes the pace ({paced}) after the one before: {gaps:?}"
+    );
+}
+
 on_both_backends!(
     a_person_needs_a_name_and_a_bot_does_not,
     a_game_of_each_kind_with_bots_in_every_seat_but_one_plays_to_the_end,

@@ -470,7 +470,99 @@ async fn bad_matches_are_refused_and_store_nothing(app: TestApp) {
     }
 }
 
+/// A game's audit: its seed and salt are `null` until it is over.
+async fn game_audit(app: &TestApp, game: &str) -> Value {
+    let (status, audit) = app.get(&format!("/v1/games/{game}/audit"), None).await;
+    assert_eq!(status, StatusCode::OK, "{audit}");
+    audit
+}
+
+/// What deal `deal`'s seed was before deals were keyed: SHA-256 of a public prefix, the
+/// match's seed and the deal's number, which anyone holding (or guessing) the seed could work
+/// out, and check a guess against deal 0's revealed seed.
+fn public_deal_seed(match_seed: &str, deal: u32) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"parlour match seed\0");
+    hash.update(hex::decode(match_seed).unwrap());
+    hash.update(deal.to_be_bytes());
+    hex::encode(hash.finalize())
+}
+
+/// The attack: a spectator who knows (or guesses from a dictionary) a match's chosen seed, and
+/// sees deal 0's seed revealed at its end, worked out deal 1's seed, and so every hand of deal
+/// 1, while it was played. Deal seeds are now keyed by the server: neither the match's seed nor
+/// any revealed seed gives a deal away before it ends, each deal's commitment published at its
+/// start opens to the seed revealed at its end, and the same chosen seed still deals the same
+/// cards at another table (duplicate play).
+async fn a_chosen_seed_gives_no_deal_away_before_it_ends_and_deals_the_same_cards_at_every_table(
+    app: TestApp,
+) {
+    let seed = format!("{:064x}", 1);
+    let body = json!({"game": "girl", "players": [{"name": "Ann"}, {"name": "Bea"}],
+                      "target": {"kind": "points", "points": 1000}, "seed": seed});
+    let (id, tokens, created) = new_match(&app, body.clone()).await;
+    let first = created["first_deal"].as_str().unwrap().to_string();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    play_deal(&app, &first, &tokens, &mut rng).await;
+    let revealed_first = game_audit(&app, &first).await;
+    let first_seed = revealed_first["seed"].as_str().unwrap().to_string();
+    assert_ne!(
+        first_seed,
+        public_deal_seed(&seed, 0),
+        "deal 0's revealed seed confirms no guess of the match's seed"
+    );
+
+    let view = next_deal(&app, &id, Some(&first)).await;
+    let second = view["current"].as_str().unwrap().to_string();
+    let during = game_audit(&app, &second).await;
+    assert!(
+        during["seed"].is_null() && during["salt"].is_null(),
+        "{during}"
+    );
+    let commitment = during["seed_commitment"].as_str().unwrap().to_string();
+    // Everything public while deal 1 is played: the match's seed (given away), deal 0's seed,
+    // and deal 1's commitment. The old derivation would have opened the commitment at once.
+    let predicted = public_deal_seed(&seed, 1);
+    play_deal(&app, &second, &tokens, &mut rng).await;
+    let after = game_audit(&app, &second).await;
+    let second_seed = after["seed"].as_str().unwrap().to_string();
+    assert_ne!(second_seed, predicted, "deal 1 was not predictable");
+    assert_ne!(second_seed, first_seed);
+    crate::helpers::assert_clean_audit(&app, &second).await;
+    assert_eq!(
+        after["seed_commitment"], commitment,
+        "deal 1's commitment, published at its start, opens to the seed revealed at its end"
+    );
+
+    // Duplicate play: another match with the same seed is dealt the same cards, deal by deal.
+    let (other, other_tokens, other_created) = new_match(&app, body).await;
+    let other_first = other_created["first_deal"].as_str().unwrap().to_string();
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    play_deal(&app, &other_first, &other_tokens, &mut rng).await;
+    assert_eq!(
+        game_audit(&app, &other_first).await["seed"],
+        json!(first_seed)
+    );
+    let dealt = |log: &[Value]| log.iter().find(|e| e["seq"] == 1).cloned().unwrap();
+    assert_eq!(
+        dealt(&app.all_events(&other_first, None).await)["data"],
+        dealt(&app.all_events(&first, None).await)["data"],
+        "the same opening deal"
+    );
+    let view = next_deal(&app, &other, Some(&other_first)).await;
+    let other_second = view["current"].as_str().unwrap().to_string();
+    play_deal(&app, &other_second, &other_tokens, &mut rng).await;
+    assert_eq!(
+        game_audit(&app, &other_second).await["seed"],
+        json!(second_seed)
+    );
+    let audit = app.get(&format!("/v1/matches/{id}/audit"), None).await.1;
+    assert_eq!(audit["ok"], json!(true), "{audit}");
+}
+
 on_both_backends!(
+    a_chosen_seed_gives_no_deal_away_before_it_ends_and_deals_the_same_cards_at_every_table,
     a_match_of_every_game_runs_to_its_target_with_one_client_per_seat,
     the_sheets_targets_are_the_defaults,
     a_match_token_opens_its_seat_in_every_deal_and_in_no_other_game,

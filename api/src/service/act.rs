@@ -9,8 +9,14 @@ use super::*;
 pub(super) enum Mover {
     /// The seat's player: refused while a bot plays the seat.
     Player,
-    /// The seat's bot: refused once nobody does.
-    Bot,
+    /// The seat's bot: refused once nobody does. `paced`: the moment its pace ran out (the
+    /// move it answers plus the pace), which the move is recorded and judged at if that has
+    /// come and the log has not moved on, so that when a bot moves tells nothing of its hand;
+    /// `None` (no pace) records the move when it is made, as a person's.
+    Bot {
+        /// When the bot's pace ran out.
+        paced: Option<DateTime<Utc>>,
+    },
 }
 
 impl Parlour {
@@ -59,7 +65,7 @@ impl Parlour {
             let mut guard = slot.game.lock().await;
             let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
             let played_by_bot = loaded.sitting.table.bot(Seat(seat)).is_some();
-            if played_by_bot != (mover == Mover::Bot) {
+            if played_by_bot != matches!(mover, Mover::Bot { .. }) {
                 // A cached table may not know yet that the seat changed hands.
                 if freshness == Freshness::Cached {
                     freshness = Freshness::AtHead;
@@ -67,7 +73,7 @@ impl Parlour {
                 }
                 return Err(match mover {
                     Mover::Player => ServiceError::PlayedByBot(seat),
-                    Mover::Bot => TableRefusal::NotBot(Seat(seat)).into(),
+                    Mover::Bot { .. } => TableRefusal::NotBot(Seat(seat)).into(),
                 });
             }
             if let Some(key) = &request.idempotency_key {
@@ -106,8 +112,15 @@ impl Parlour {
             }
             let first_seq = loaded.version + 1;
             // The moment the move is judged at is the moment the log records for it, so a
-            // replay judges it against the same deadline.
-            let at = self.now();
+            // replay judges it against the same deadline. A paced bot's move was ready when
+            // its pace ran out (its search stopped well before), so that moment is its own,
+            // if it has come: never later than now, never before the entry it answers (the
+            // version is the one it decided from).
+            let now = self.now();
+            let at = match mover {
+                Mover::Bot { paced: Some(paced) } if paced <= now => paced,
+                _ => now,
+            };
             let decision = match loaded.sitting.decide(
                 Seat(seat),
                 &request.action,

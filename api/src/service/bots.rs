@@ -13,12 +13,15 @@
 //!
 //! A bot sees only what its seat may see: [`parlour_domain::bots`] observes the table through
 //! the seat's view and the log as redacted for it, and never reads the state itself. Its search
-//! runs on a blocking thread, one at a time per instance, so it never holds up a request, and
-//! its move waits out a fixed pace, so that how long it thought tells nobody about its hand.
+//! runs on a blocking thread, one at a time per instance, so it never holds up a request.
+//! How long it thought must tell nobody about its hand: its search stops at a wall-clock
+//! deadline, half the pace after the entry it answers, and plays its best move so far, and the
+//! move is recorded exactly the pace after that entry (`docs/bots.md`, "How the server plays a
+//! bot's move").
 
 use std::sync::OnceLock;
 
-use parlour_domain::bots::{self, BotError, Level};
+use parlour_domain::bots::{self, BotError, Level, TimeUp};
 use parlour_domain::engine::Table;
 use parlour_domain::table_events::TableRefusal;
 use tokio::sync::Semaphore;
@@ -30,9 +33,11 @@ use crate::dto::BotLevel;
 /// The outbox topic of "a bot at this table may have a move to make".
 pub const BOT_TOPIC: &str = "bot.turn";
 
-/// The least time a bot takes over a move unless the operator sets another: longer than
-/// `expert`'s longest measured search (`docs/bots.md`), so that every move takes the same time
-/// and none tells how long the bot had to think about its hand.
+/// How long after the entry it answers a bot's move is recorded, unless the operator sets
+/// another: the search stops at half of it, longer than `expert`'s longest measured search
+/// (`docs/bots.md`), so that every move takes the same time and none tells how long the bot
+/// had to think about its hand. Zero: no pace, no deadline (each search runs to its budget and
+/// its move is recorded when made), for tests and tournaments, not for play with people.
 pub const DEFAULT_BOT_PACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The most bots thinking at once in one process: leave the other core to the requests.
@@ -114,26 +119,44 @@ impl Parlour {
     /// move, or whose move the rules refuse, falls back to `random`; if even that fails the
     /// seat is left to its clock, and the fault is logged.
     pub async fn play_bot_turn(&self, id: Uuid) -> Result<bool> {
-        let (turns, log) = match self.bot_turns(id).await? {
+        let (turns, log, answered) = match self.bot_turns(id).await? {
             Some(found) => found,
             None => return Ok(false),
         };
-        // How long a bot thought depends on its hand (how many moves it weighed, how long its
-        // playouts ran): its move waits out the pace, so that others cannot time it.
-        let paced = tokio::time::Instant::now() + self.bot_pace;
+        // How long a bot thinks depends on its hand (how many moves it weighs, how long its
+        // playouts run). So the pace is counted from the entry the move answers, as everyone
+        // saw it recorded: the search stops half-way through it and plays its best move so
+        // far, and the move is recorded when the pace runs out, whatever the hand.
+        let pace = (!self.bot_pace.is_zero()).then_some(self.bot_pace);
+        let paced = pace.and_then(|pace| {
+            let pace = chrono::Duration::from_std(pace).ok()?;
+            Some((answered + pace / 2, answered + pace))
+        });
+        let deadline = paced.map(|(stop, _)| {
+            let left = (stop - self.now()).to_std().unwrap_or_default();
+            std::time::Instant::now() + left
+        });
         for turn in turns {
             for level in [turn.level, Level::Random] {
-                let Some(action) = self.think(&turn, level, log.clone()).await? else {
+                let Some(action) = self.think(&turn, level, log.clone(), deadline).await? else {
                     // Waits for another seat, or has nothing to do: try the next bot seat.
                     break;
                 };
-                tokio::time::sleep_until(paced).await;
+                if let Some((_, due)) = paced {
+                    // A millisecond over: the timer and the clock may round apart, and a move
+                    // made a hair before `due` would be recorded when made instead.
+                    let wait = (due - self.now()).to_std().unwrap_or_default();
+                    tokio::time::sleep(wait + std::time::Duration::from_millis(1)).await;
+                }
                 let request = Move {
                     action,
                     if_match: Some(turn.version),
                     idempotency_key: None,
                 };
-                match self.act_as(id, turn.seat.0, request, Mover::Bot).await {
+                let mover = Mover::Bot {
+                    paced: paced.map(|(_, due)| due),
+                };
+                match self.act_as(id, turn.seat.0, request, mover).await {
                     Ok(_) => return Ok(true),
                     // The game moved on (another instance's bot, a person, a clock) or the seat
                     // changed hands: the commit that did it brings its own message.
@@ -153,9 +176,12 @@ impl Parlour {
         Ok(false)
     }
 
-    /// The bot seats game `id` waits for, and its game log, at the log's end; `None` when no
-    /// bot has a move to make.
-    async fn bot_turns(&self, id: Uuid) -> Result<Option<(Vec<Turn>, Arc<Vec<Recorded>>)>> {
+    /// The bot seats game `id` waits for, its game log, and when the log's last entry (the one
+    /// the bots answer) was recorded, at the log's end; `None` when no bot has a move to make.
+    async fn bot_turns(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(Vec<Turn>, Arc<Vec<Recorded>>, DateTime<Utc>)>> {
         let slot = self.slot(id);
         let mut guard = slot.game.lock().await;
         // Another instance may have moved: a bot decides only from the log's end.
@@ -184,25 +210,28 @@ impl Parlour {
         }
         let version = loaded.version;
         drop(guard);
+        let entries = self.store.events(id, 0, Some(version)).await?;
+        let Some(answered) = entries.last().map(|entry| entry.at) else {
+            return Ok(None);
+        };
         // The game's own entries alone: the bots observe the game, not the table around it.
-        let log: Vec<Recorded> = self
-            .store
-            .events(id, 0, Some(version))
-            .await?
+        let log: Vec<Recorded> = entries
             .iter()
             .filter(|event| !TableEvent::is_table_kind(&event.kind))
             .map(recorded)
             .collect();
-        Ok(Some((turns, Arc::new(log))))
+        Ok(Some((turns, Arc::new(log), answered)))
     }
 
-    /// The move `level` chooses for the turn, on a blocking thread; `None` when the seat must
-    /// wait for another or has nothing to do.
+    /// The move `level` chooses for the turn, on a blocking thread, its search stopping at
+    /// `deadline` if there is one; `None` when the seat must wait for another or has nothing to
+    /// do.
     async fn think(
         &self,
         turn: &Turn,
         level: Level,
         log: Arc<Vec<Recorded>>,
+        deadline: Option<std::time::Instant>,
     ) -> Result<Option<Value>> {
         let _permit = thinking()
             .acquire()
@@ -211,7 +240,12 @@ impl Parlour {
         let (engine, rules, seat) = (turn.engine, turn.rules.clone_table(), turn.seat);
         let seed = u64::from_le_bytes(random_bytes()?[..8].try_into().unwrap_or([0; 8]));
         let chosen = tokio::task::spawn_blocking(move || {
-            bots::play(engine, rules.as_ref(), seat, &log, level, seed)
+            let up = move || deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            let time_up = match deadline {
+                Some(_) => TimeUp::when(&up),
+                None => TimeUp::NEVER,
+            };
+            bots::play_until(engine, rules.as_ref(), seat, &log, level, seed, time_up)
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("a bot's thread failed: {e}")))?;

@@ -50,7 +50,30 @@ struct MatchRecord {
     seats: MatchSeats,
     /// The creator's seed, from which every deal's is derived; `None`: the server draws each.
     seed: Option<String>,
+    /// How each deal's seed is derived from `seed`. A row written before deals were keyed has
+    /// none, and its match keeps dealing as it began ([`Derivation::Public`]), so that tables
+    /// playing the same seed go on being dealt the same cards.
+    #[serde(default)]
+    derivation: Derivation,
 }
+
+/// How a match with a chosen seed derives each deal's seed from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Derivation {
+    /// SHA-256 of `"parlour match seed\0"`, the seed and the deal's number: anyone who knew
+    /// or guessed the match's seed (a dictionary, confirmed against deal 0's revealed seed)
+    /// knew every later deal while it was played. Matches created before 2026-12-06 only.
+    #[default]
+    Public,
+    /// HMAC-SHA256 under a key only the server holds (derived from its signing key) of the
+    /// same message: the same seed still deals the same cards at every table of the server,
+    /// but nobody, the creator included, can work out a deal before it is revealed at its end.
+    Keyed,
+}
+
+/// The purpose the server's key for deal seeds is derived for ([`Signer::derive_key`]).
+const DEAL_SEED_KEY: &str = "match deal seeds v1";
 
 /// Who holds a match's seats.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -115,14 +138,26 @@ fn internal(error: impl std::fmt::Display) -> ServiceError {
     ServiceError::Internal(error.to_string())
 }
 
-/// Deal `deal`'s seed, from the creator's match seed.
-fn deal_seed(seed: &str, deal: u32) -> Result<String> {
+/// Deal `deal`'s seed, from the creator's match seed, by `derivation` (`key`: the server's
+/// key for deal seeds, [`DEAL_SEED_KEY`]).
+fn deal_seed(derivation: Derivation, key: &[u8; 32], seed: &str, deal: u32) -> Result<String> {
+    use hmac::Mac as _;
     let seed = Seed::from_hex(seed).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-    let mut hash = Sha256::new();
-    hash.update(b"parlour match seed\0");
-    hash.update(seed.0);
-    hash.update(deal.to_be_bytes());
-    Ok(hex::encode(hash.finalize()))
+    let message = [
+        b"parlour match seed\0".as_slice(),
+        &seed.0,
+        &deal.to_be_bytes(),
+    ]
+    .concat();
+    Ok(match derivation {
+        Derivation::Public => hex::encode(Sha256::digest(&message)),
+        Derivation::Keyed => {
+            let mut mac = <hmac::Hmac<Sha256> as hmac::Mac>::new_from_slice(key)
+                .map_err(|e| internal(format!("the deal seeds' key: {e}")))?;
+            mac.update(&message);
+            hex::encode(mac.finalize().into_bytes())
+        }
+    })
 }
 
 /// Writes [`MATCH_TOPIC`] with the commit that ends a deal of a match.
@@ -236,8 +271,9 @@ impl Parlour {
             match_id: id.to_string(),
             deal: 0,
         };
+        let key = self.signer.derive_key(DEAL_SEED_KEY);
         let seed = match &request.seed {
-            Some(seed) => Some(deal_seed(seed, 0)?),
+            Some(seed) => Some(deal_seed(Derivation::Keyed, &key, seed, 0)?),
             None => None,
         };
         let (seats, record, created) = match (request.players, request.seats) {
@@ -275,6 +311,7 @@ impl Parlour {
                     clock: clock.clone(),
                     seats: MatchSeats::Tokens { players: seats },
                     seed: request.seed.clone(),
+                    derivation: Derivation::Keyed,
                 };
                 (tokens, record, None)
             }
@@ -297,6 +334,7 @@ impl Parlour {
                         name: caller.account.name.clone(),
                     },
                     seed: request.seed.clone(),
+                    derivation: Derivation::Keyed,
                 };
                 let hosted = NewHostedGame {
                     game: game.clone(),
@@ -400,8 +438,9 @@ impl Parlour {
                 hosted_deal(record, host, name, last, &game, deal, next, link)?
             }
         };
+        let key = self.signer.derive_key(DEAL_SEED_KEY);
         founding.seed = match &record.seed {
-            Some(seed) => Some(deal_seed(seed, deal)?),
+            Some(seed) => Some(deal_seed(record.derivation, &key, seed, deal)?),
             None => None,
         };
         match self.found_game(founding).await {
@@ -814,5 +853,70 @@ fn view_of(read: &Read) -> MatchView {
         current: latest.filter(|d| d.end.is_none() && !over).map(|d| d.game),
         deals,
         created_at: read.row.created_at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = "0000000000000000000000000000000000000000000000000000000000000001";
+
+    #[test]
+    fn a_match_stored_before_deals_were_keyed_keeps_dealing_as_it_began() {
+        // A row as matches were stored before: no `derivation`.
+        let old: MatchRecord = serde_json::from_value(json!({
+            "options": {}, "target": {"kind": "points", "points": 50}, "clock": null,
+            "seats": {"kind": "hosted", "host": "h", "name": "Host"}, "seed": SEED,
+        }))
+        .unwrap();
+        assert_eq!(old.derivation, Derivation::Public);
+        // Pinned: SHA-256("parlour match seed\0" ‖ seed ‖ 1), whatever the server's key.
+        assert_eq!(
+            deal_seed(old.derivation, &[7; 32], SEED, 1).unwrap(),
+            "3d5d076d3cdc84eae8dca402fbacb723c24b25c6d2a436f0a12965150d7b4ca2"
+        );
+    }
+
+    #[test]
+    fn a_keyed_deal_seed_is_the_same_under_one_key_and_unknowable_without_it() {
+        // Pinned: HMAC-SHA256 under the key of the same message.
+        let keyed = deal_seed(Derivation::Keyed, &[7; 32], SEED, 1).unwrap();
+        assert_eq!(
+            keyed,
+            "a32a4de6eda723a857f11d1ed098fe71f3f6bbf97e587401a07b46740f6431bd"
+        );
+        assert_eq!(
+            keyed,
+            deal_seed(Derivation::Keyed, &[7; 32], SEED, 1).unwrap()
+        );
+        assert_ne!(
+            keyed,
+            deal_seed(Derivation::Keyed, &[8; 32], SEED, 1).unwrap()
+        );
+        assert_ne!(
+            keyed,
+            deal_seed(Derivation::Keyed, &[7; 32], SEED, 2).unwrap()
+        );
+        assert_ne!(
+            keyed,
+            deal_seed(Derivation::Public, &[7; 32], SEED, 1).unwrap()
+        );
+        let new = MatchRecord {
+            options: json!({}),
+            target: Target::Points { points: 50 },
+            clock: None,
+            seats: MatchSeats::Hosted {
+                host: "h".into(),
+                name: "Host".into(),
+            },
+            seed: Some(SEED.into()),
+            derivation: Derivation::Keyed,
+        };
+        let stored = serde_json::to_value(&new).unwrap();
+        assert_eq!(
+            stored["derivation"], "keyed",
+            "a new match records its derivation"
+        );
     }
 }

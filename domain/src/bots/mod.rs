@@ -244,22 +244,66 @@ pub trait Bot {
     fn choose(&self, seen: &Seen, rng: &mut Rng) -> Option<Value>;
 }
 
+/// Whether `expert`'s search must stop now and play its best move so far. The domain tells no
+/// time: the server passes a wall-clock deadline, so that how long a bot thinks cannot depend
+/// on its hand beyond it, and a test passes a counter, so that a search cut short is still a
+/// function of its seed. [`TimeUp::NEVER`] leaves the search to its counted [`Budget`] alone.
+#[derive(Clone, Copy)]
+pub struct TimeUp<'a>(Option<&'a dyn Fn() -> bool>);
+
+impl<'a> TimeUp<'a> {
+    /// A search that runs to its budget.
+    pub const NEVER: TimeUp<'static> = TimeUp(None);
+
+    /// A search that stops once `up` answers `true` (asked between rounds of playouts).
+    pub fn when(up: &'a dyn Fn() -> bool) -> TimeUp<'a> {
+        TimeUp(Some(up))
+    }
+
+    /// Whether the search must stop.
+    pub(crate) fn is_up(&self) -> bool {
+        self.0.is_some_and(|up| up())
+    }
+}
+
+impl fmt::Debug for TimeUp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "TimeUp(when)"
+        } else {
+            "TimeUp::NEVER"
+        })
+    }
+}
+
+/// When a search stops is not what a bot is: two bots of one level and budget are the same.
+impl PartialEq for TimeUp<'_> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for TimeUp<'_> {}
+
 /// A bot of one level, with the search budget `expert` uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LevelBot {
+pub struct LevelBot<'a> {
     /// The level.
     pub level: Level,
     /// The budget of `expert`'s search (unused by the other levels); `None` for each game's
     /// default ([`Budget::default_for`]).
     pub budget: Option<Budget>,
+    /// When `expert`'s search must stop short of its budget.
+    pub time_up: TimeUp<'a>,
 }
 
-impl LevelBot {
-    /// A bot of `level` with each game's default budget.
-    pub fn new(level: Level) -> LevelBot {
+impl<'a> LevelBot<'a> {
+    /// A bot of `level` with each game's default budget, searching to it.
+    pub fn new(level: Level) -> LevelBot<'a> {
         LevelBot {
             level,
             budget: None,
+            time_up: TimeUp::NEVER,
         }
     }
 
@@ -269,7 +313,7 @@ impl LevelBot {
     }
 }
 
-impl Bot for LevelBot {
+impl Bot for LevelBot<'_> {
     fn choose(&self, seen: &Seen, rng: &mut Rng) -> Option<Value> {
         if seen.legal().is_empty() {
             return None;
@@ -307,13 +351,31 @@ pub fn play(
     play_with(engine, table, seat, log, LevelBot::new(level), seed)
 }
 
+/// As [`play`], but `expert`'s search stops once `time_up` says so and plays its best move
+/// so far: what the server calls, with a wall-clock deadline.
+pub fn play_until(
+    engine: &dyn Engine,
+    table: &dyn Table,
+    seat: Seat,
+    log: &[Recorded],
+    level: Level,
+    seed: u64,
+    time_up: TimeUp<'_>,
+) -> Result<Value, BotError> {
+    let bot = LevelBot {
+        time_up,
+        ..LevelBot::new(level)
+    };
+    play_with(engine, table, seat, log, bot, seed)
+}
+
 /// As [`play`], with a chosen bot (and so a chosen search budget).
 pub fn play_with(
     engine: &dyn Engine,
     table: &dyn Table,
     seat: Seat,
     log: &[Recorded],
-    bot: LevelBot,
+    bot: LevelBot<'_>,
     seed: u64,
 ) -> Result<Value, BotError> {
     let seen = Seen::observe(engine, table, seat, log)?;

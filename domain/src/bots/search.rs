@@ -14,9 +14,12 @@
 //! of determinized Monte Carlo search): the hidden cards are what a seat most lacks, and the
 //! playouts, not a tree, judge what follows.
 //!
-//! The search is counted ([`Budget`]), never timed, so its move depends on the seed alone.
+//! The search is counted ([`Budget`]): its move depends on the seed alone, unless it is told
+//! its time is up ([`TimeUp`], asked before every playout), when the samples searched so far
+//! vote on the whole rounds they played; with none, the game's best guess (`steady`'s move) is
+//! played.
 
-use crate::bots::{below, Budget, Rng};
+use crate::bots::{below, Budget, Rng, TimeUp};
 use crate::chance::{Chance, Seed};
 use crate::game::{Game, Seat};
 
@@ -78,6 +81,7 @@ pub(crate) fn search<S: Playouts>(
     candidates: &[<S::G as Game>::Action],
     seat: Seat,
     budget: Budget,
+    time_up: TimeUp<'_>,
     rng: &mut Rng,
 ) -> Option<<S::G as Game>::Action> {
     search_remembering::<S>(
@@ -85,6 +89,7 @@ pub(crate) fn search<S: Playouts>(
         candidates,
         seat,
         budget,
+        time_up,
         rng,
     )
 }
@@ -96,6 +101,7 @@ pub(crate) fn search_remembering<S: Playouts>(
     candidates: &[<S::G as Game>::Action],
     seat: Seat,
     budget: Budget,
+    time_up: TimeUp<'_>,
     rng: &mut Rng,
 ) -> Option<<S::G as Game>::Action> {
     // A move listed twice would be searched twice and split its votes.
@@ -105,7 +111,7 @@ pub(crate) fn search_remembering<S: Playouts>(
             distinct.push(candidate.clone());
         }
     }
-    chosen::<S>(&mut determinize, &distinct, seat, budget, rng)
+    chosen::<S>(&mut determinize, &distinct, seat, budget, time_up, rng)
         .and_then(|i| distinct.get(i).cloned())
 }
 
@@ -114,6 +120,7 @@ fn chosen<S: Playouts>(
     candidates: &[<S::G as Game>::Action],
     seat: Seat,
     budget: Budget,
+    time_up: TimeUp<'_>,
     rng: &mut Rng,
 ) -> Option<usize> {
     match candidates.len() {
@@ -124,34 +131,55 @@ fn chosen<S: Playouts>(
     let n = candidates.len();
     let mut votes = vec![0usize; n];
     let mut totals = vec![0.0f64; n];
-    let mut sampled = 0;
+    let mut voted = 0;
     let mut moves = 0usize;
+    let mut stopped = false;
     for _ in 0..budget.determinizations.max(1) {
-        if moves >= S::MOVE_CAP {
+        if moves >= S::MOVE_CAP || stopped {
             break;
         }
         let Some((state, memo)) = determinize(rng) else {
+            // A sample that could not be dealt took time too.
+            stopped = time_up.is_up();
             continue;
         };
-        sampled += 1;
         // Common random numbers: each round plays every candidate on the same sample with the
         // same playout seed, so the candidates are compared on equal luck and the difference
         // between them is not lost in the noise of whole games.
         let mut sum = vec![0.0f64; n];
+        let mut rounds_played = 0;
         let rounds = budget.playouts.div_ceil(n).max(1);
         for _ in 0..rounds {
             if moves >= S::MOVE_CAP {
                 break;
             }
             let luck = rng.next_u64();
+            let mut round = vec![0.0f64; n];
             for (arm, candidate) in candidates.iter().enumerate() {
+                // Asked before every playout, so that the time is overrun by one at most.
+                if time_up.is_up() {
+                    stopped = true;
+                    break;
+                }
                 let mut playout_rng = Rng::seed_from_u64(luck);
                 let (value, played) =
                     playout::<S>(&state, &memo, seat, candidate, &mut playout_rng);
-                sum[arm] += value;
+                round[arm] = value;
                 moves += played;
             }
+            if stopped {
+                // A round cut short gave the candidates unequal luck: it does not count.
+                break;
+            }
+            for (total, value) in sum.iter_mut().zip(&round) {
+                *total += value;
+            }
+            rounds_played += 1;
         }
+        if rounds_played == 0 {
+            continue;
+        }
+        voted += 1;
         let best = (0..n).max_by(|a, b| sum[*a].total_cmp(&sum[*b]).then(b.cmp(a)));
         if let Some(best) = best {
             votes[best] += 1;
@@ -160,7 +188,8 @@ fn chosen<S: Playouts>(
             totals[i] += sum[i];
         }
     }
-    if sampled == 0 {
+    if voted == 0 {
+        // Nothing was searched in time: the caller plays its best guess without a search.
         return None;
     }
     (0..n).max_by(|a, b| {

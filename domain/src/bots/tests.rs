@@ -19,10 +19,11 @@ const TEST_BUDGET: Budget = Budget {
 
 const MAX_MOVES: usize = 20_000;
 
-fn bot(level: Level) -> LevelBot {
+fn bot(level: Level) -> LevelBot<'static> {
     LevelBot {
         level,
         budget: Some(TEST_BUDGET),
+        ..LevelBot::new(level)
     }
 }
 
@@ -303,6 +304,86 @@ fn the_server_helper_returns_a_complete_legal_move_for_the_seat_to_act() {
             arena.play(seat, &action).unwrap();
         }
     }
+}
+
+/// The server stops `expert` at a wall-clock deadline; here a counter stands for the clock, so
+/// the test is deterministic. A search told at once that its time is up, whatever its budget,
+/// plays no playout and falls back on its best guess without one: `steady`'s move.
+#[test]
+fn an_expert_whose_time_is_up_at_once_plays_steadys_move() {
+    let unbounded = Budget {
+        determinizations: usize::MAX,
+        playouts: usize::MAX,
+    };
+    for game in ["girl", "british-birds", "history-of-england"] {
+        let engine = engine(game);
+        let mut arena = Arena::open(engine, 3, &json!({}), 5).unwrap();
+        let mut searched = 0;
+        for step in 0..40u64 {
+            let Some(seat) = arena.next_seat() else {
+                break;
+            };
+            let asked = std::cell::Cell::new(0usize);
+            let up = || {
+                asked.set(asked.get() + 1);
+                true
+            };
+            let hurried = LevelBot {
+                level: Level::Expert,
+                budget: Some(unbounded),
+                time_up: TimeUp::when(&up),
+            };
+            let (table, log) = (arena.table(), arena.log().to_vec());
+            let chosen = play_with(engine, table, seat, &log, hurried, step);
+            assert_eq!(
+                chosen,
+                play_with(engine, table, seat, &log, bot(Level::Steady), step),
+                "{game}, move {step}"
+            );
+            assert!(asked.get() <= 1, "{game}: asked {} times", asked.get());
+            searched += asked.get();
+            let Ok(action) = chosen else { break };
+            arena.play(seat, &action).unwrap();
+        }
+        assert!(searched > 0, "{game}: no search was cut short");
+    }
+}
+
+/// A search stopped after some playouts is still a function of its seed, and stops there.
+#[test]
+fn an_expert_stopped_after_a_count_of_playouts_moves_as_its_seed_says() {
+    let engine = engine("girl");
+    let mut arena = Arena::open(engine, 3, &json!({}), 8).unwrap();
+    let mut searched = 0;
+    for step in 0..40u64 {
+        let Some(seat) = arena.next_seat() else {
+            break;
+        };
+        let (table, log) = (arena.table(), arena.log().to_vec());
+        let stopped_after = |count: usize| {
+            let asked = std::cell::Cell::new(0usize);
+            let up = || {
+                asked.set(asked.get() + 1);
+                asked.get() > count
+            };
+            let bot = LevelBot {
+                level: Level::Expert,
+                budget: None,
+                time_up: TimeUp::when(&up),
+            };
+            let chosen = play_with(engine, table, seat, &log, bot, step).unwrap();
+            (chosen, asked.get())
+        };
+        let (chosen, asked) = stopped_after(50);
+        // No question at all: one move worth weighing, so no search.
+        if asked > 0 {
+            assert_eq!(asked, 51, "asked before each playout until told to stop");
+            assert_eq!(stopped_after(50).0, chosen, "the same seed, the same move");
+            searched += 1;
+        }
+        arena.play(seat, &chosen).unwrap();
+    }
+    assert!(searched > 0, "no search was cut short");
 }
 
 #[test]

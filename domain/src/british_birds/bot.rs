@@ -43,9 +43,15 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
     let record = table.record();
     let sample = |rng: &mut Rng| table.determinize(rng).map(|state| (state, record.clone()));
     let budget = bot.budget_for(seen.game());
-    let chosen =
-        search_remembering::<Playout>(sample, &table.candidates(&steady), table.me, budget, rng)
-            .unwrap_or(steady);
+    let chosen = search_remembering::<Playout>(
+        sample,
+        &table.candidates(&steady),
+        table.me,
+        budget,
+        bot.time_up,
+        rng,
+    )
+    .unwrap_or(steady);
     serde_json::to_value(&chosen).ok()
 }
 

@@ -61,7 +61,8 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
         bot.budget_for(seen.game())
     };
     let chosen =
-        search_remembering::<Playout>(sample, &candidates, table.me, budget, rng).unwrap_or(steady);
+        search_remembering::<Playout>(sample, &candidates, table.me, budget, bot.time_up, rng)
+            .unwrap_or(steady);
     serde_json::to_value(&chosen).ok()
 }
 

@@ -35,8 +35,15 @@ pub(crate) fn choose<T: Theme>(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Opt
     }
     let sample = |rng: &mut Rng| table.determinize(rng);
     let budget = bot.budget_for(seen.game());
-    let chosen = search::<Playout<T>>(sample, &table.candidates(&steady), table.me, budget, rng)
-        .unwrap_or(steady);
+    let chosen = search::<Playout<T>>(
+        sample,
+        &table.candidates(&steady),
+        table.me,
+        budget,
+        bot.time_up,
+        rng,
+    )
+    .unwrap_or(steady);
     Some(action_json(&chosen))
 }
 
