@@ -405,7 +405,9 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
         : null,
       seatList(table),
       h("section", { class: "board", "aria-label": "The table" }, module.board(table)),
-      mineShown(module.hand(table)),
+      // While the game waits for players nobody is shown a card, not even their own (the
+      // server sends no hand), so there is no hand to draw.
+      mineShown(view.status === "waiting" ? null : module.hand(table)),
       actionPanel(table, module),
       status,
       seatControls(table, id, status, (next) => accept(next)),
