@@ -162,7 +162,13 @@ async fn the_list_of_checkpoints_is_append_only_and_numbered_without_gaps(app: T
     assert_eq!(games, ids.iter().map(|id| json!(id)).collect::<Vec<_>>());
 
     // Bad paging is a clear 400 and changes nothing.
-    for bad in ["limit=0", "limit=1001", "after=-1", "after=x"] {
+    for bad in [
+        "limit=0",
+        "limit=1001",
+        "after=-1",
+        "after=x",
+        "after=9223372036854775808",
+    ] {
         let res = app
             .request(
                 reqwest::Method::GET,

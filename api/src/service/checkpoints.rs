@@ -62,6 +62,14 @@ impl Parlour {
                 "limit must be from 1 to {MAX_CHECKPOINTS_PER_PAGE}"
             )));
         }
+        // Positions are stored as SQL BIGINT: anything past its largest names no checkpoint,
+        // and is the client's mistake, not the store's.
+        if i64::try_from(after).is_err() {
+            return Err(ServiceError::BadRequest(format!(
+                "after must be from 0 to {}, not {after}",
+                i64::MAX
+            )));
+        }
         let rows = self.store.checkpoints_after(after, limit).await?;
         // A full page may have more after it; the next page says so by being empty.
         let next_after = (rows.len() == limit as usize)
