@@ -2,17 +2,35 @@
 // players who join through the page, and moves made by clicking what the page offers.
 import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 
 export const BASE = process.env.PARLOUR_URL ?? "http://127.0.0.1:8080";
 export const SHOTS = new URL("../test-results/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-/** Chromium as the machine has it (no browser download): flags keep it off the network. */
+/** Chromium as the machine has it (no browser download): flags keep it off the network.
+ *
+ * With PARLOUR_WEB_DIST set to a folder (web/dist), every page gets the bundle from that
+ * folder instead of the one embedded in the binary: a change to web/src is tried after
+ * `npm run build` without rebuilding the server. CI leaves it unset and tests the binary. */
 export async function launch() {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+  const dist = process.env.PARLOUR_WEB_DIST;
+  if (dist) {
+    const newContext = browser.newContext.bind(browser);
+    browser.newContext = async (options) => {
+      const context = await newContext(options);
+      await context.route(/\/play\/assets\/play\.(js|css)$/, (route, request) => {
+        const file = request.url().endsWith(".js") ? "play.js" : "play.css";
+        return route.fulfill({ path: resolve(dist, file), contentType: file.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8" });
+      });
+      return context;
+    };
+  }
+  return browser;
 }
 
 /** A person on their own device (a browser context of its own) who joins with a name. */
