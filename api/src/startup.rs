@@ -12,6 +12,7 @@ use tracing_actix_web::TracingLogger;
 use crate::bus::{Bus, BusSettings};
 use crate::error::{ApiError, Problem};
 use crate::http::cors::{self, CorsSettings};
+use crate::http::head;
 use crate::http::metrics::Metrics;
 use crate::http::rate_limit::{self, RateLimitSettings, RateLimiter};
 use crate::http::trace;
@@ -263,6 +264,7 @@ impl Application {
             App::new()
                 // From the inside out: limits, CORS (so a refusal can be read by the page and
                 // a preflight is never counted), the id and trace echoed, the request's span.
+                .wrap(from_fn(head::as_get))
                 .wrap(from_fn(rate_limit::limit))
                 .wrap(from_fn(cors::cors))
                 .wrap(from_fn(trace::echo))
@@ -331,11 +333,13 @@ impl Application {
 /// What answers a request no route took: 405 with `Allow` when the path is one of ours with
 /// another method, else 404.
 async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    // A HEAD comes here as its GET (`http::head`); its answer is sent without this text.
+    let method = req.method();
     if let Some(pattern) = req.match_pattern() {
         let allowed = routes::methods_at(&pattern);
         if !allowed.iter().any(|m| m == req.method().as_str()) {
             return Err(ApiError::method_not_allowed(
-                req.method().as_str(),
+                method.as_str(),
                 req.path(),
                 &allowed,
             ));
@@ -345,7 +349,7 @@ async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
         Problem::NotFound,
         format!(
             "there is nothing at {} {}",
-            req.method(),
+            method,
             crate::error::truncated(req.path(), 200)
         ),
     ))

@@ -12,6 +12,7 @@
 )]
 
 mod accounts;
+mod assets;
 mod attacks;
 mod basics;
 mod bots;

@@ -19,8 +19,9 @@ use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, Error, HttpResponse};
 
-/// The methods Parlour's routes answer to (and a preflight allows).
-pub const ALLOWED_METHODS: &str = "GET, POST, DELETE";
+/// The methods Parlour's routes answer to (and a preflight allows): every method of the API
+/// document (a test holds them equal), and `HEAD` on each `GET`.
+pub const ALLOWED_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
 /// The request headers a cross-origin call may send: those Parlour reads, and the trace
 /// headers browser instrumentation adds.
 pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Accept, If-Match, If-None-Match, \

@@ -1,12 +1,10 @@
 //! The OpenAPI document, the interactive docs page and the problem-type pages.
 
-use std::io::Write;
-use std::sync::OnceLock;
-
 use actix_web::http::header::{self, ContentType};
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use serde_json::json;
 
+use super::assets::Asset;
 use crate::error::{ApiError, Problem, PROBLEMS};
 use crate::openapi::spec;
 
@@ -38,79 +36,22 @@ pub async fn openapi_json() -> HttpResponse {
         .json(spec())
 }
 
+/// The Swagger UI assets, a day in caches, revalidated by their `ETag` after that.
+static SWAGGER_JS_ASSET: Asset = Asset::new(SWAGGER_JS, "text/javascript; charset=utf-8", "public, max-age=86400");
+static SWAGGER_CSS_ASSET: Asset = Asset::new(SWAGGER_CSS, "text/css; charset=utf-8", "public, max-age=86400");
+
 /// Interactive API documentation (Swagger UI, served from this binary: no network needed).
-/// Its two assets (1.9 MB) are sent gzipped (about a quarter of that) to a client that
-/// accepts it: they are the same public bytes for everyone, so compressing them reveals
-/// nothing (unlike an answer holding a secret beside what a client sends, BREACH).
+/// Its two assets (1.9 MB) are sent compressed (brotli or gzip) to a client that accepts it.
 #[get("/docs{tail:.*}")]
 pub async fn docs_page(req: HttpRequest, tail: web::Path<String>) -> HttpResponse {
-    static SWAGGER_JS_GZ: OnceLock<Option<Vec<u8>>> = OnceLock::new();
-    static SWAGGER_CSS_GZ: OnceLock<Option<Vec<u8>>> = OnceLock::new();
     match tail.as_str() {
-        "/swagger-ui-bundle.js" => asset(
-            &req,
-            "text/javascript; charset=utf-8",
-            SWAGGER_JS,
-            &SWAGGER_JS_GZ,
-        ),
-        "/swagger-ui.css" => asset(
-            &req,
-            "text/css; charset=utf-8",
-            SWAGGER_CSS,
-            &SWAGGER_CSS_GZ,
-        ),
+        "/swagger-ui-bundle.js" => SWAGGER_JS_ASSET.serve(&req, &[]),
+        "/swagger-ui.css" => SWAGGER_CSS_ASSET.serve(&req, &[]),
         _ => HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .content_type(ContentType::html())
             .body(DOCS_PAGE),
     }
-}
-
-/// A static asset, gzipped (compressed once, on first asking) when the client accepts gzip.
-fn asset(
-    req: &HttpRequest,
-    content_type: &str,
-    text: &'static str,
-    gzipped: &'static OnceLock<Option<Vec<u8>>>,
-) -> HttpResponse {
-    let mut response = HttpResponse::Ok();
-    response
-        .content_type(content_type)
-        .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
-        .insert_header((header::VARY, "Accept-Encoding"));
-    let accepted = req
-        .headers()
-        .get(header::ACCEPT_ENCODING)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(accepts_gzip);
-    match gzipped.get_or_init(|| gzip(text.as_bytes())) {
-        Some(bytes) if accepted => response
-            .insert_header((header::CONTENT_ENCODING, "gzip"))
-            .body(bytes.as_slice()),
-        // Compression failing (it cannot, in memory) only costs the bytes it would save.
-        _ => response.body(text),
-    }
-}
-
-/// Whether an `Accept-Encoding` value accepts gzip: named (or `*`) without `q=0`.
-fn accepts_gzip(value: &str) -> bool {
-    value.split(',').any(|coding| {
-        let mut parts = coding.split(';').map(str::trim);
-        let name = parts.next().unwrap_or_default();
-        let refused = parts.any(|param| {
-            param
-                .strip_prefix("q=")
-                .and_then(|q| q.parse::<f32>().ok())
-                .is_some_and(|q| q <= 0.0)
-        });
-        (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
-    })
-}
-
-fn gzip(bytes: &[u8]) -> Option<Vec<u8>> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    encoder.write_all(bytes).ok()?;
-    encoder.finish().ok()
 }
 
 /// What a problem `type` means: every problem+json answer links here.

@@ -1,6 +1,7 @@
 //! HTTP handlers: extract, call one service function, map to a response.
 
 pub mod accounts;
+mod assets;
 pub mod bots;
 pub mod catalog;
 pub mod docs;
@@ -78,11 +79,15 @@ pub fn methods_at(pattern: &str) -> Vec<String> {
         paths
             .iter()
             .map(|(path, item)| {
-                let methods = ["get", "post", "put", "patch", "delete"]
+                let mut methods: Vec<String> = ["get", "post", "put", "patch", "delete"]
                     .into_iter()
                     .filter(|method| item.get(*method).is_some())
                     .map(str::to_uppercase)
                     .collect();
+                // Every GET route answers HEAD too (`http::head`).
+                if item.get("get").is_some() {
+                    methods.insert(1, "HEAD".to_string());
+                }
                 (path.clone(), methods)
             })
             .collect()
@@ -90,7 +95,7 @@ pub fn methods_at(pattern: &str) -> Vec<String> {
     table
         .get(pattern)
         .cloned()
-        .unwrap_or_else(|| vec!["GET".to_string()])
+        .unwrap_or_else(|| vec!["GET".to_string(), "HEAD".to_string()])
 }
 
 /// Registers every route.
@@ -99,6 +104,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(health::readyz)
         .service(play::root)
         .service(play::play)
+        .service(play::favicon)
         .service(metrics::metrics)
         .service(docs::openapi_json)
         .service(docs::docs_page)
