@@ -283,6 +283,13 @@ pub struct GameView {
     /// What only the caller sees: `seat`, `hand`, ...; absent for spectators.
     #[schema(value_type = Option<Object>)]
     pub you: Option<Value>,
+    /// Once the game is over, what each seat saw alone (its part of `you`, without `seat`),
+    /// in seat order, shown to everyone: the seed is revealed and the log is whole by then,
+    /// so nothing here is still secret. Absent while the game is in progress, in a view of
+    /// any point of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub revealed: Option<Vec<Value>>,
     /// What the caller may send now, as complete bodies, except that `{"choose": k, "from":
     /// [ids]}` stands for a list of k distinct ids taken from `from`.
     #[schema(value_type = Vec<Object>)]
@@ -1107,6 +1114,23 @@ pub struct InboxGame {
     /// The match it is a deal of (`GET /v1/matches/{match}`), if it is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deal_of: Option<MatchDealData>,
+    /// Who plays each seat, in seat order, as everyone at the table sees it.
+    pub players: Vec<InboxSeat>,
+    /// When the game was created: with `players`, what tells two games of one kind apart.
+    pub created_at: DateTime<Utc>,
+}
+
+/// One seat of an inbox row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct InboxSeat {
+    /// The seat, from 0.
+    pub seat: u8,
+    /// The name of the person who sits there; absent while the seat waits for someone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The bot that plays the seat, if one does (`random`, `steady`, `expert`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<String>,
 }
 
 /// What a notice tells the account.

@@ -190,6 +190,71 @@ async fn the_state_at_an_earlier_event_is_what_was_seen_then(app: TestApp) {
     assert_eq!(before_deal["version"], json!(0));
 }
 
+/// What one seat saw alone, as `revealed` gives it: its `you` without `seat`.
+fn own_part(view: &Value) -> Value {
+    let mut you = view["you"].clone();
+    if let Some(map) = you.as_object_mut() {
+        map.remove("seat");
+    }
+    you
+}
+
+async fn once_a_game_is_over_its_replay_shows_every_hand_to_everyone_and_never_before(
+    app: TestApp,
+) {
+    let (id, tokens) = app
+        .create_game("girl", 3, Some(&"ab".repeat(32)), json!({}))
+        .await;
+    // In play, no view of any point shows a hand that is not the viewer's.
+    let dealt = app.view(&id, Some(&tokens[0])).await;
+    let dealt_at = dealt["version"].as_u64().unwrap();
+    let seen_then: Vec<Value> = {
+        let mut seen = Vec::new();
+        for token in &tokens {
+            let (_, view) = app
+                .get(&format!("/v1/games/{id}/state?at={dealt_at}"), Some(token))
+                .await;
+            assert!(view.get("revealed").is_none(), "{view}");
+            seen.push(own_part(&view));
+        }
+        seen
+    };
+    let (_, spectator) = app
+        .get(&format!("/v1/games/{id}/state?at={dealt_at}"), None)
+        .await;
+    assert!(spectator.get("revealed").is_none());
+    assert!(app.view(&id, None).await.get("revealed").is_none());
+    // Played out by the same client as every other game.
+    let mut rng = <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(9);
+    for _ in 0..2000 {
+        let view = app.view(&id, Some(&tokens[0])).await;
+        if view["status"] == json!("finished") {
+            break;
+        }
+        let seat = view["to_act"][0].as_u64().unwrap() as usize;
+        let mine = app.view(&id, Some(&tokens[seat])).await;
+        let action = parlour_domain::playout::instantiate(&mine["legal_actions"][0], &mut rng);
+        assert_eq!(app.act(&id, &tokens[seat], &action).await.0, StatusCode::OK);
+    }
+    assert_eq!(app.view(&id, None).await["status"], json!("finished"));
+    // Afterwards a spectator's replay of the deal shows each seat's hand as that seat saw it.
+    let (status, replay) = app
+        .get(&format!("/v1/games/{id}/state?at={dealt_at}"), None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(replay["revealed"], json!(seen_then), "{replay}");
+    assert!(seen_then.iter().all(|part| part["hand"].as_array().is_some_and(|h| !h.is_empty())));
+    // And a player's too, and the final view.
+    let (_, theirs) = app
+        .get(&format!("/v1/games/{id}/state?at={dealt_at}"), Some(&tokens[1]))
+        .await;
+    assert_eq!(theirs["revealed"], json!(seen_then));
+    assert_eq!(
+        app.view(&id, None).await["revealed"].as_array().map(Vec::len),
+        Some(3)
+    );
+}
+
 async fn a_long_poll_answers_when_the_game_moves(app: TestApp) {
     let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
     let view = app.view(&id, Some(&tokens[1])).await;
@@ -318,6 +383,7 @@ on_both_backends!(
     a_restart_on_the_same_database_shows_the_same_game,
     simultaneous_conflicting_moves_give_exactly_one_success,
     the_state_at_an_earlier_event_is_what_was_seen_then,
+    once_a_game_is_over_its_replay_shows_every_hand_to_everyone_and_never_before,
     a_long_poll_answers_when_the_game_moves,
 );
 

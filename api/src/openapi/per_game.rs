@@ -324,6 +324,11 @@ fn variant_of(variant: Variant, template: &Object, game: &Description) -> Object
             );
             replace_property(
                 &mut object,
+                "revealed",
+                nullable(per_player(game, part(Part::PrivateView))),
+            );
+            replace_property(
+                &mut object,
                 "legal_actions",
                 ArrayBuilder::new().items(part(Part::LegalAction)).into(),
             );

@@ -251,6 +251,18 @@ pub(super) fn game_view(
     let view = sitting.rules.view(viewer);
     let outcome = sitting.outcome();
     let to_act: Vec<u8> = sitting.to_act().iter().map(|s| s.0).collect();
+    // Whether the game is over now, not at the point shown: a replay of a finished game
+    // shows every hand at every point; no view of a game in play shows another's.
+    let revealed = (status_of(&loaded.sitting) == Status::Finished).then(|| {
+        (0..view.seats.len())
+            .filter_map(|i| u8::try_from(i).ok())
+            .map(|i| match sitting.rules.view(Viewer::Seat(Seat(i))).private {
+                Some(Value::Object(map)) => Value::Object(map),
+                Some(other) => json!({ "private": other }),
+                None => Value::Object(Map::new()),
+            })
+            .collect()
+    });
     let seats = view
         .seats
         .into_iter()
@@ -331,6 +343,7 @@ pub(super) fn game_view(
         seats,
         public: view.public,
         you,
+        revealed,
         legal_actions,
         result: outcome,
         seating: sitting
