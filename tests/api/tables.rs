@@ -531,6 +531,35 @@ async fn the_inbox_lists_my_moves_first_then_others_then_waiting_then_finished(a
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
 
+async fn each_inbox_row_names_who_sits_where_and_when_the_game_was_made(app: TestApp) {
+    let (_, ann) = account(&app, "Ann").await;
+    let (_, bea) = account(&app, "Bea").await;
+    let before = chrono::Utc::now();
+    let hosted = host(
+        &app,
+        &ann,
+        json!([{"kind": "me"}, {"kind": "anyone"}, {"kind": "bot", "level": "steady"}]),
+    )
+    .await;
+    let id = id_of(&hosted);
+    let row = |rows: Vec<Value>| rows.into_iter().find(|r| r["id"] == id.as_str()).unwrap();
+    let waiting = row(inbox(&app, &ann, "").await);
+    assert_eq!(waiting["players"][0], json!({"seat": 0, "name": "Ann"}));
+    // An open seat has no name yet: the page says it waits for someone.
+    assert_eq!(waiting["players"][1], json!({"seat": 1}));
+    assert_eq!(waiting["players"][2]["bot"], "steady");
+    assert!(waiting["players"][2]["name"].is_string(), "{waiting}");
+    let made: chrono::DateTime<chrono::Utc> =
+        waiting["created_at"].as_str().unwrap().parse().unwrap();
+    assert!(made >= before - chrono::Duration::seconds(1) && made <= chrono::Utc::now());
+
+    claimed(&app, &bea, &id, 1, json!({})).await;
+    let seen_by_bea = row(inbox(&app, &bea, "").await);
+    assert_eq!(seen_by_bea["players"][1], json!({"seat": 1, "name": "Bea"}));
+    assert_eq!(seen_by_bea["players"][0], json!({"seat": 0, "name": "Ann"}));
+    assert_eq!(seen_by_bea["created_at"], waiting["created_at"]);
+}
+
 async fn a_hosted_game_refuses_bad_seating_clearly_and_stores_nothing(app: TestApp) {
     let (_, ann) = account(&app, "Ann").await;
     let post = |body: Value| {
@@ -791,6 +820,7 @@ async fn my_stream_resumes_after_a_reconnect_with_nothing_missed_and_nothing_twi
 
 on_both_backends!(
     while_a_game_waits_for_players_nobody_sees_a_card_not_even_the_host,
+    each_inbox_row_names_who_sits_where_and_when_the_game_was_made,
     my_notices_say_a_seat_was_claimed_the_game_began_and_it_is_my_move_across_instances,
     my_stream_resumes_after_a_reconnect_with_nothing_missed_and_nothing_twice,
     a_hosted_game_waits_for_its_invited_player_and_begins_when_she_claims_the_seat,

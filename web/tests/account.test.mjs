@@ -44,6 +44,32 @@ test("the inbox says live, and in the tab's title, when it is my move", async ()
   await shot(waiter, "inbox-your-move");
 });
 
+test("each inbox row names the other players and whose move it is, and a finished game moves to the history with how it ended", async () => {
+  const cy = await join(browser, "Cy");
+  const di = await join(browser, "Di");
+  const { links, id } = await host(cy, { game: "girl", players: 3, seats: ["me", "invitation", "bot:steady"] });
+  await cy.goto(`${BASE}/play`);
+  const row = cy.locator(`.inbox-row[data-game="${id}"]`);
+  await row.getByText("Waiting for 1 player").waitFor();
+  assert.match(await row.locator(".inbox-title").innerText(), /^GIRL with an open seat and .+$/);
+  await claim(di, links[0]);
+  await cy.goto(`${BASE}/play`);
+  const title = await row.locator(".inbox-title").innerText();
+  assert.match(title, /^GIRL with Di and .+$/, title);
+  assert.match(await row.locator(".inbox-meta").innerText(), /^started /);
+  const view = await asPlayer(cy, "GET", `/v1/games/${id}`);
+  const badge = await row.locator(".badge").innerText();
+  if (view.to_act.includes(0)) assert.equal(badge, "Your move");
+  else assert.match(badge, /^(Di|.*bot.*) to move$/i, badge);
+  // Di resigns: the row leaves the games in play for the history, saying so.
+  await asPlayer(di, "POST", `/v1/games/${id}/resign`);
+  await cy.goto(`${BASE}/play`);
+  const done = cy.locator(`.history .inbox-row[data-game="${id}"]`);
+  await done.getByText("Di resigned.").waitFor();
+  assert.equal(await cy.locator(`.inbox:not(.history) .inbox-row[data-game="${id}"]`).count(), 0);
+  await shot(cy, "inbox-history");
+});
+
 test("a bot fills an empty seat chosen in the lobby, and the game is played to the end against it", async () => {
   const ann = await join(browser, "Ann");
   await host(ann, { game: "british-birds", players: 2, seats: ["me", "bot:steady"] });

@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, watch};
 use super::seating::account_text;
 use super::*;
 use crate::dto::{
-    Asked, BotLevel, Inbox, InboxGame, Notice, NoticeKind, NoticePage, OnTimeout, TimeoutTaken,
+    Asked, BotLevel, Inbox, InboxGame, InboxSeat, Notice, NoticeKind, NoticePage, OnTimeout, TimeoutTaken,
 };
 use crate::store::FeedCursor;
 
@@ -551,7 +551,34 @@ fn inbox_row(
         offered_seat,
         result: sitting.outcome(),
         deal_of: super::matches::deal_of(sitting),
+        players: seats_of(record, sitting),
+        created_at: record.created_at,
     })
+}
+
+/// Who plays each seat of a hosted game: the name it was taken under, or none while it is
+/// open; and the bot playing it, if one does (as the game's view shows them).
+fn seats_of(record: &GameRecord, sitting: &Sitting) -> Vec<InboxSeat> {
+    let seating = sitting.table.seating();
+    (0..record.players.len())
+        .filter_map(|i| u8::try_from(i).ok())
+        .map(|i| {
+            let bot = sitting.table.bot(Seat(i));
+            let holder = seating
+                .and_then(|s| s.seats.get(usize::from(i)))
+                .and_then(|s| s.holder.as_ref())
+                .map(|h| h.name.clone());
+            // A seat a bot was given at hosting has no holder: its name is the game's own.
+            let name = holder.or_else(|| {
+                bot.and_then(|_| record.players.get(usize::from(i)).map(|p| p.name.clone()))
+            });
+            InboxSeat {
+                seat: i,
+                name,
+                bot: bot.map(|level| level.name().to_string()),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -6,34 +6,78 @@ import { setTitle, waitingFor } from "../notices";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
-import { errorBox, frame, gameName, when } from "../ui";
+import { countdown, errorBox, frame, gameName, when } from "../ui";
 
-const ASKED: Record<InboxGame["asked"], string> = {
-  move: "Your move",
-  claim: "A seat is held for you",
-  nothing: "",
-};
+type Player = InboxGame["players"][number];
+
+/** A seat's player as a row names them: "you", their name, a bot, or an open seat. */
+function who(game: InboxGame, player: Player | undefined, seat: number): string {
+  if (game.seat === seat) return "you";
+  if (!player) return `seat ${seat + 1}`;
+  if (player.name) return player.name;
+  return player.bot ? `a ${player.bot} bot` : "an open seat";
+}
+
+/** "Bea and Steady bot", "Bea, Cy and Di": the other players. */
+function others(game: InboxGame): string {
+  const names = game.players.filter((p) => p.seat !== game.seat).map((p) => who(game, p, p.seat));
+  return names.length <= 1 ? (names[0] ?? "nobody") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+/** Who the game waits for, in words: "Your move", "Bea to move", "Waiting for 1 player". */
+function state(game: InboxGame): string {
+  if (game.status === "waiting") {
+    if (game.asked === "claim") return "A seat is held for you";
+    const open = game.players.filter((p) => !p.name && !p.bot).length;
+    return open === 1 ? "Waiting for 1 player" : `Waiting for ${open} players`;
+  }
+  if (game.asked === "move") return "Your move";
+  const movers = game.to_act.map((seat) => who(game, game.players[seat], seat));
+  if (movers.length === 0) return "In play";
+  const names = movers.length === 1 ? (movers[0] ?? "") : `${movers.slice(0, -1).join(", ")} and ${movers[movers.length - 1] ?? ""}`;
+  return `${names.charAt(0).toUpperCase()}${names.slice(1)} to move`;
+}
+
+/** How a finished game ended, in one line: who won, or who resigned or ran out of time. */
+export function ending(game: InboxGame): string {
+  const result = (game.result ?? {}) as Record<string, unknown>;
+  const name = (seat: unknown) => (typeof seat === "number" ? who(game, game.players[seat], seat) : "someone");
+  const you = (text: string) => text.replace(/^you\b/, "You");
+  switch (result.ended_by) {
+    case "resignation":
+      return you(`${name(result.seat)} resigned`) + ".";
+    case "forfeit":
+      return you(`${name(result.seat)} ran out of time`) + ".";
+    case "abandonment":
+      return "Abandoned: no result.";
+    case "abort":
+      return "Called off before it began.";
+    default:
+      break;
+  }
+  const winners = Array.isArray(result.winners) ? (result.winners as number[]) : [];
+  if (winners.length === 0) return "Nobody won.";
+  if (game.seat !== undefined && game.seat !== null && winners.includes(game.seat)) return winners.length === 1 ? "You won." : "You shared the win.";
+  return `Won by ${winners.map(name).join(" and ")}.`;
+}
 
 function row(game: InboxGame): HTMLElement {
-  const seat = game.seat ?? game.offered_seat;
-  const href = game.asked === "claim" && game.offered_seat !== undefined ? `/play/games/${game.id}?seat=${game.offered_seat}` : `/play/games/${game.id}`;
-  const state =
-    game.status === "finished"
-      ? "Finished"
-      : game.status === "waiting"
-        ? "Waiting for players"
-        : game.asked === "move"
-          ? "Your move"
-          : "Others to move";
+  const href = game.asked === "claim" && game.offered_seat !== undefined && game.offered_seat !== null ? `/play/games/${game.id}?seat=${game.offered_seat}` : `/play/games/${game.id}`;
+  const finished = game.status === "finished";
   return h(
     "li",
     { class: `inbox-row asked-${game.asked} status-${game.status}`, "data-game": game.id },
-    h("a", { href, "data-link": true }, h("strong", null, gameName(game.game)), " ", h("span", { class: "quiet" }, game.id.slice(0, 8))),
-    h("span", { class: "badge" }, ASKED[game.asked] || state),
-    seat !== undefined && seat !== null ? h("span", { class: "quiet" }, `seat ${seat + 1}`) : null,
-    game.host ? h("span", { class: "quiet" }, "host") : null,
-    game.deadline ? h("span", { class: "deadline" }, `by ${when(game.deadline)}`) : null,
-    game.deal_of ? h("a", { href: `/play/matches/${game.deal_of.match}`, "data-link": true, class: "quiet" }, `deal ${game.deal_of.deal + 1} of a match`) : null,
+    h("a", { href, "data-link": true, class: "inbox-title" }, h("strong", null, gameName(game.game)), ` with ${others(game)}`),
+    h("span", { class: "badge" }, finished ? ending(game) : state(game)),
+    game.deadline ? countdown(game.deadline) : null,
+    h(
+      "span",
+      { class: "quiet inbox-meta" },
+      `started ${when(game.created_at)}`,
+      game.host ? " · you host" : null,
+      game.deal_of ? " · " : null,
+      game.deal_of ? h("a", { href: `/play/matches/${game.deal_of.match}`, "data-link": true }, `deal ${game.deal_of.deal + 1} of a match`) : null,
+    ),
   );
 }
 
@@ -50,6 +94,7 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
     return;
   }
   const list = h("ul", { class: "inbox", "aria-live": "polite" });
+  const history = h("ul", { class: "inbox history" });
   const greeting = h("h1", null, "My games");
   const main = frame(
     root,
@@ -57,6 +102,8 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
     greeting,
     h("p", null, h("a", { href: "/play/new", "data-link": true, class: "button" }, "New game"), " ", notifyButton()),
     list,
+    h("h2", null, "History"),
+    history,
   );
   const reaching = h("p", { class: "notice", role: "status", "data-reaching": true });
   try {
@@ -87,7 +134,12 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
       const mine = inbox.games.filter((game) => game.asked === "move" && game.status === "active");
       waitingFor(mine.map((game) => game.id));
       setTitle(mine.length > 0 ? "Your move — Parlour" : "My games — Parlour");
-      replace(list, inbox.games.length === 0 ? h("li", { class: "quiet" }, "No games yet: start one, or open an invitation link.") : inbox.games.map(row));
+      const current = inbox.games.filter((game) => game.status !== "finished");
+      const done = inbox.games.filter((game) => game.status === "finished");
+      replace(list, current.length === 0 ? h("li", { class: "quiet" }, "No games in play: start one, or open an invitation link.") : current.map(row));
+      // Finished games move to the history, newest first, each with how it ended.
+      done.sort((a, b) => b.created_at.localeCompare(a.created_at));
+      replace(history, done.length === 0 ? h("li", { class: "quiet" }, "No finished games yet.") : done.map(row));
     } catch (error) {
       replace(list, h("li", null, errorBox(error)));
     }
