@@ -145,7 +145,7 @@ const ROMAN = ["", "I", "II", "III"];
 function englandFace(card: CardData): Face {
   const series = ROMAN[card.series ?? 0] ?? String(card.series ?? "");
   if (card.crown) {
-    return { kind: "crown", tone: seriesColour(card.series), corner: series, tag: "CROWN", art: crown(card.series), title: card.name, notes: [card.from ? `${card.from}–${card.to ?? ""}` : "", card.set_size ? `${card.set_size} in the reign` : ""] };
+    return { kind: "crown", tone: seriesColour(card.series), corner: series, tag: "CROWN", art: crown(card.series), title: card.name.replace(/^Crown: /, ""), notes: [card.from ? `${card.from}–${card.to ?? ""}` : "", card.set_size ? `${card.set_size} in the reign` : ""] };
   }
   return { kind: "feature", tone: seriesColour(card.series), corner: series, tag: card.year !== undefined && card.year !== null ? String(card.year) : undefined, art: shield(card.series), title: card.name, notes: [card.reign ?? ""] };
 }
@@ -167,9 +167,25 @@ function face(card: CardData, game: string): Face {
   return trioPackFace(card, game);
 }
 
-/** A name set so that it can break after a slash ("Vintage/Veteran"), not overflow. */
+const VOWEL = /[aeiouy]/i;
+
+/** Where a long word may be hyphenated: between two consonants after a vowel (Oyster-catcher)
+ * or before a consonant that starts a syllable (Consti-tutions), never near its ends. */
+function softHyphens(word: string): string {
+  if (word.length < 10) return word;
+  let out = word.slice(0, 4);
+  for (let i = 4; i < word.length; i++) {
+    const [a, b, c, d] = [word[i - 2] ?? "", word[i - 1] ?? "", word[i] ?? "", word[i + 1] ?? ""];
+    const split = (VOWEL.test(a) && /[a-z]/i.test(b) && !VOWEL.test(b) && /[a-z]/i.test(c) && !VOWEL.test(c)) || (VOWEL.test(b) && /[a-z]/i.test(c) && !VOWEL.test(c) && VOWEL.test(d));
+    out += (split && i <= word.length - 3 ? "\u00ad" : "") + c;
+  }
+  return out;
+}
+
+/** A name set so that it breaks rather than overflow a narrow card: after a slash
+ * ("Vintage/Veteran"), or hyphenated inside a long word ("Constitutions"). */
 function breakable(text: string): string {
-  return text.replace(/\//g, "/\u200b");
+  return text.replace(/\//g, "/\u200b").replace(/[A-Za-z']{10,}/g, softHyphens);
 }
 
 /** The face's parts as HTML: every line of text a `.card-text` element. */
@@ -189,7 +205,7 @@ function faceParts(f: Face): Node[] {
     return parts;
   }
   parts.push(f.art, h("span", { class: "card-text card-title" }, breakable(f.title)));
-  for (const note of f.notes.filter(Boolean)) parts.push(h("span", { class: "card-text card-note" }, note));
+  for (const note of f.notes.filter(Boolean)) parts.push(h("span", { class: "card-text card-note" }, breakable(note)));
   return parts;
 }
 

@@ -109,10 +109,12 @@ function board(table: Table) {
           current.bowler ? h("p", null, `Bowling: ${current.bowler.name}`) : null,
           h("p", null, `Over ${current.over + 1}, ball ${current.ball_of_over}. This over: ${current.this_over.map((ball) => (ball.verdict ? ball.verdict.call : String(ball.runs))).join(" ") || "—"}`),
           current.appeal_pending ? h("p", { class: "asking" }, "How’s that? The bowler turns up a card.") : null,
+          // The over's cards as they fell: each batting card, and the bowling card that answered an appeal.
+          current.this_over.length > 0 ? cardRow("This over’s cards", current.this_over.flatMap((ball) => [cardView(table.book, ball.card), ...(ball.verdict ? [cardView(table.book, ball.verdict.card)] : [])])) : null,
         )
       : null,
     pub.last_ball
-      ? h("div", { class: "last" }, h("p", null, `Last ball: ${pub.last_ball.batter} ${pub.last_ball.verdict ? pub.last_ball.verdict.call : `${pub.last_ball.runs} run${pub.last_ball.runs === 1 ? "" : "s"}`}`), cardRow("Last ball", [cardView(table.book, pub.last_ball.card), ...(pub.last_ball.verdict ? [cardView(table.book, pub.last_ball.verdict.card)] : [])]))
+      ? h("div", { class: "last" }, h("p", null, `Last ball: ${pub.last_ball.batter} ${pub.last_ball.verdict ? pub.last_ball.verdict.call : `${pub.last_ball.runs} run${pub.last_ball.runs === 1 ? "" : "s"}`}`), current && current.this_over.length > 0 ? null : cardRow("Last ball", [cardView(table.book, pub.last_ball.card), ...(pub.last_ball.verdict ? [cardView(table.book, pub.last_ball.verdict.card)] : [])]))
       : null,
     h("p", { class: "quiet" }, `Day ${pub.time.day}; ${pub.time.overs_left} overs left.`),
     h("details", { open: true }, h("summary", null, "Scorecard"), scorecard(table)),
