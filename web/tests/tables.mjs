@@ -5,8 +5,9 @@ import { BASE, openTable, seed } from "./helpers.mjs";
 
 /** Each game as pictured: its players, options, a seed, and how many moves into the game. */
 export const GAMES = {
-  girl: { players: 3, moves: 14, seed: 7 },
-  car: { players: 3, moves: 14, seed: 7 },
+  // A trick under way: another seat's lay face down on the table, mine to make.
+  girl: { players: 3, moves: 14, seed: 7, until: (view) => view.seats.some((seat) => seat.laid) },
+  car: { players: 3, moves: 14, seed: 7, until: (view) => view.seats.some((seat) => seat.laid) },
   "british-birds": { players: 3, moves: 24, seed: 3 },
   "history-of-england": { players: 3, moves: 40, seed: 5 },
   // GOOGLY has no hands: part-way through an over, its cards on the table.
