@@ -1,6 +1,6 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { launch, shot } from "./helpers.mjs";
+import { BASE, launch, shot } from "./helpers.mjs";
 import { GAMES, midGame, seatPage } from "./tables.mjs";
 
 const PHONE = { width: 390, height: 844 };
@@ -155,4 +155,57 @@ test("no card moves for a reader who asks for reduced motion, and cards do move 
   assert.notEqual(await motion(lively), "none 0s");
   await calm.context().close();
   await lively.context().close();
+});
+
+test("a card laid from the hand slides to the lay and the other seats’ lays fade in; nothing moves under reduced motion", async () => {
+  for (const reducedMotion of ["no-preference", "reduce"]) {
+    const { id, tokens } = await midGame("girl", GAMES.girl);
+    const page = await seatPage(browser, id, tokens[0], PHONE, { reducedMotion });
+    // Watch every animation of a card from now on: the lay's slide lasts a quarter second.
+    await page.evaluate(() => {
+      window.moved = [];
+      const watch = () => {
+        for (const animation of document.getAnimations()) {
+          // A slide is a script's animation; a hover's lift (a CSS transition) is not.
+          if (animation instanceof CSSTransition) continue;
+          const card = animation.effect?.target?.closest?.("[data-card], .card.back");
+          const row = card?.parentElement?.closest(".card-row")?.getAttribute("aria-label");
+          const how = animation instanceof CSSAnimation ? "faded into" : "slid to";
+          if (card) window.moved.push(`${card.dataset.card ?? "a back"} ${how} ${row}`);
+        }
+        requestAnimationFrame(watch);
+      };
+      requestAnimationFrame(watch);
+    });
+    const lay = page.locator("section.actions button[data-action='lay']");
+    const wanted = Number(/of (\d+)/.exec(await lay.textContent())?.[1] ?? 3);
+    for (let i = 0; i < wanted; i++) await page.locator(".hand button.card[aria-pressed='false']").first().click();
+    const picked = await page.locator(".hand button.card[aria-pressed='true']").evaluateAll((cards) => cards.map((card) => card.dataset.card));
+    await lay.click();
+    await page.getByRole("group", { name: "Your lay" }).waitFor();
+    // The other seats lay (through the API): their backs, or the trick turned face up, come in.
+    const before = Number(await page.locator(".table-body").getAttribute("data-version"));
+    for (const token of tokens.slice(1)) {
+      const view = await fetch(`${BASE}/v1/games/${id}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
+      const action = view.legal_actions.find((legal) => legal.type === "lay");
+      if (!action) continue;
+      const response = await fetch(`${BASE}/v1/games/${id}/actions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "if-match": `"${view.version}"` },
+        body: JSON.stringify({ type: "lay", cards: action.cards.from.slice(0, action.cards.choose) }),
+      });
+      assert.ok(response.ok, await response.text());
+    }
+    await page.waitForFunction((v) => Number(document.querySelector(".table-body")?.getAttribute("data-version")) > v, before);
+    await page.waitForTimeout(400);
+    const moved = await page.evaluate(() => window.moved);
+    if (reducedMotion === "reduce") {
+      assert.deepEqual(moved, [], "nothing moves under reduced motion");
+    } else {
+      const told = [...new Set(moved)].join(", ");
+      for (const card of picked) assert.ok(moved.includes(`${card} slid to Your lay`), `${card} slid to the lay (${told})`);
+      assert.ok(moved.some((what) => what.includes("faded into")), `the other lays came in (${told})`);
+    }
+    await page.context().close();
+  }
 });
