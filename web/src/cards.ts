@@ -220,17 +220,18 @@ function dress(element: HTMLElement, card: CardData, game: string): HTMLElement 
   return element;
 }
 
-/** The back of a card nobody here may see: it carries no id. */
-export function cardBack(label = "a face-down card", key = label): HTMLElement {
-  const back = h("span", { class: "card back", role: "img", "aria-label": label, title: label }, h("span", { class: "back-panel" }));
+/** The back of a card nobody here may see: it carries no id. Each game's backs have their
+ * own colour (`game`). */
+export function cardBack(label = "a face-down card", key = label, game = ""): HTMLElement {
+  const back = h("span", { class: `card back${game ? ` game-${game}` : ""}`, role: "img", "aria-label": label, title: label }, h("span", { class: "back-panel" }));
   cardMoved(back, `back:${key}`);
   return back;
 }
 
 /** A face-down pack: a stack of backs as deep as the pack is thick, with its count. */
-export function packStack(count: number, label: string): HTMLElement {
+export function packStack(count: number, label: string, game = ""): HTMLElement {
   const depth = count > 30 ? 4 : count > 15 ? 3 : count > 5 ? 2 : count > 1 ? 1 : 0;
-  const back = cardBack(label);
+  const back = cardBack(label, label, game);
   back.classList.add("stack", `depth-${depth}`);
   back.append(h("span", { class: "card-text stack-count", "aria-hidden": "true" }, String(count)));
   return back;

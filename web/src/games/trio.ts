@@ -18,7 +18,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.centre_pack > 0 ? packStack(pub.centre_pack, `the centre pack, ${pub.centre_pack} cards`) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
+      h("div", { class: "pile" }, pub.centre_pack > 0 ? packStack(pub.centre_pack, `the centre pack, ${pub.centre_pack} cards`, table.book.game) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
       h("div", { class: "pile" }, exposed ? cardView(table.book, exposed.card, { note: "played for" }) : null, h("span", null, exposed ? `Played for, turned up by ${who(table, exposed.by)}` : "No trick under way")),
       h("div", { class: "pile" }, h("span", null, `Set aside: ${pub.set_aside}`)),
     ),
@@ -31,7 +31,7 @@ function board(table: Table) {
           null,
           h("span", null, `${seat.name}: ${seat.hand} in hand, ${seat.won} won`),
           // A lay is three cards face down (the last lays may be fewer: nobody is told how many).
-          seat.laid ? cardRow(`${seat.name}’s lay, face down`, [0, 1, 2].map((i) => cardBack("a face-down card", `lay-${seat.seat}-${i}`)), { fan: true }) : null,
+          seat.laid ? cardRow(`${seat.name}’s lay, face down`, [0, 1, 2].map((i) => cardBack("a face-down card", `lay-${seat.seat}-${i}`, table.book.game)), { fan: true }) : null,
         ),
       ),
     ),
