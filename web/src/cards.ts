@@ -147,7 +147,7 @@ function englandFace(card: CardData): Face {
   if (card.crown) {
     return { kind: "crown", tone: seriesColour(card.series), corner: series, tag: "CROWN", art: crown(card.series), title: card.name.replace(/^Crown: /, ""), notes: [card.from ? `${card.from}–${card.to ?? ""}` : "", card.set_size ? `${card.set_size} in the reign` : ""] };
   }
-  return { kind: "feature", tone: seriesColour(card.series), corner: series, tag: card.year !== undefined && card.year !== null ? String(card.year) : undefined, art: shield(card.series), title: card.name, notes: [card.reign ?? ""] };
+  return { kind: "feature", tone: seriesColour(card.series), corner: series, tag: card.year !== undefined && card.year !== null ? String(card.year) : undefined, art: shield(card.series, card.reign), title: card.name, notes: [card.reign ?? ""] };
 }
 
 function googlyFace(card: CardData): Face {
