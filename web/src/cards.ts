@@ -9,7 +9,7 @@ import { bluebird, car, carColour, carIcon, carShort } from "./art/car";
 import { crown, seriesColour, shield } from "./art/england";
 import { girlStar, head, heroineColour, portrait } from "./art/girl";
 import { appeal, batting, bowling } from "./art/googly";
-import { cardMoved } from "./motion";
+import { track } from "./motion";
 
 /** One catalogue card: the fields any of the five games gives its cards. */
 export interface CardData {
@@ -84,7 +84,8 @@ interface Face {
   corner: string;
   /** A word in the other corner (Land, CROWN, OUT). */
   tag?: string;
-  art: SVGElement;
+  /** Its picture (a TRIO card has its three small ones instead). */
+  art?: SVGElement;
   title: string;
   notes: string[];
   /** A TRIO card's three pictures, top (3 points) to bottom (1 point). */
@@ -99,7 +100,6 @@ function trioFace(card: CardData, game: string): Face {
     kind: "trio",
     tone: "#8a8a8a",
     corner: String(card.number ?? ""),
-    art: isCar(game) ? carIcon(pictures[0]?.heroine ?? "") : head(pictures[0]?.heroine ?? ""),
     // The corner has its number: the title says only what kind of card it is.
     title: "TRIO",
     notes: [],
@@ -204,7 +204,8 @@ function faceParts(f: Face): Node[] {
     );
     return parts;
   }
-  parts.push(f.art, h("span", { class: "card-text card-title" }, breakable(f.title)));
+  if (f.art) parts.push(f.art);
+  parts.push(h("span", { class: "card-text card-title" }, breakable(f.title)));
   for (const note of f.notes.filter(Boolean)) parts.push(h("span", { class: "card-text card-note" }, breakable(note)));
   return parts;
 }
@@ -224,7 +225,7 @@ function dress(element: HTMLElement, card: CardData, game: string): HTMLElement 
  * own colour (`game`). */
 export function cardBack(label = "a face-down card", key = label, game = ""): HTMLElement {
   const back = h("span", { class: `card back${game ? ` game-${game}` : ""}`, role: "img", "aria-label": label, title: label }, h("span", { class: "back-panel" }));
-  cardMoved(back, `back:${key}`);
+  track(back, `back:${key}`);
   return back;
 }
 
@@ -249,7 +250,7 @@ export function cardView(book: CardBook, id: string, options: { onPick?: () => v
     element = h("span", { class: "card", "data-card": id, role: "img", "aria-label": label, title: label });
   }
   dress(element, card, book.game);
-  cardMoved(element, id);
+  track(element, id);
   return element;
 }
 

@@ -17,7 +17,7 @@ let last = new Map<string, Seen>();
 const scrolled = new Map<string, number>();
 
 /** Marks `element` (a card, or a back named by its label) as drawn in this drawing. */
-export function cardMoved(element: HTMLElement, key: string): void {
+export function track(element: HTMLElement, key: string): void {
   if (drawn.length === 0) queueMicrotask(settle);
   drawn.push({ element, key });
 }
@@ -44,7 +44,7 @@ function keepScroll(): void {
 
 function settle(): void {
   const now = new Map<string, Seen>();
-  const still = !reduced();
+  const moving = !reduced();
   keepScroll();
   for (const { element, key } of drawn) {
     if (!element.isConnected) continue;
@@ -52,7 +52,8 @@ function settle(): void {
     const seen = { x: box.left + scrollX, y: box.top + scrollY, place: placeOf(element) };
     now.set(key, seen);
     const before = last.get(key);
-    if (!still || last.size === 0) continue;
+    // Nothing moves on the first drawing of a page, or for a reader who asked for stillness.
+    if (!moving || last.size === 0) continue;
     if (!before) {
       element.classList.add("fresh");
     } else if (before.place !== seen.place && typeof element.animate === "function") {
