@@ -1,7 +1,15 @@
-/** Cards drawn as clean SVG from the catalogue's data (names, values, set letters, TRIO
- * ranks): no artwork, so nothing copyrighted, and every card readable at phone size. */
+/** Every card drawn as a card of its own game: a picture drawn in SVG (web/src/art/, drawn
+ * for Parlour: nothing copied) with its index, name and details set as HTML text, which
+ * wraps instead of being cut off and never shrinks below 12 px on a phone. The aria-label
+ * and tooltip keep the whole description in words. */
 
-import { h, s } from "./h";
+import { h } from "./h";
+import { bird, birdColour, owl } from "./art/birds";
+import { bluebird, car, carColour, carIcon, carShort } from "./art/car";
+import { crown, seriesColour, shield } from "./art/england";
+import { girlStar, head, heroineColour, portrait } from "./art/girl";
+import { appeal, batting, bowling } from "./art/googly";
+import { track } from "./motion";
 
 /** One catalogue card: the fields any of the five games gives its cards. */
 export interface CardData {
@@ -21,6 +29,8 @@ export interface CardData {
   crown?: boolean;
   set_size?: number;
   year?: string | number | null;
+  from?: number;
+  to?: number;
   pack?: string;
   runs?: number;
   hows_that?: boolean;
@@ -28,11 +38,14 @@ export interface CardData {
   leg_bye?: boolean;
 }
 
-/** The cards of one game, by id. */
+/** The cards of one game, by id, and which game they are (GIRL and The CAR Game share one
+ * pack under two themes, and each names it its own way). */
 export class CardBook {
   private readonly byId = new Map<string, CardData>();
-  constructor(cards: unknown[]) {
+  readonly game: string;
+  constructor(cards: unknown[], game?: string) {
     for (const card of cards as CardData[]) this.byId.set(card.id, card);
+    this.game = game ?? guessGame(cards as CardData[]);
   }
   get(id: string): CardData {
     return this.byId.get(id) ?? { id, name: id };
@@ -45,123 +58,221 @@ export class CardBook {
   name(id: string): string {
     return this.get(id).name;
   }
-}
-
-const PALETTE = ["#f6d6d0", "#d8e8f6", "#dcefd6", "#f3e6c4", "#e6dcf3", "#d4efed", "#f3d9e8", "#e4e4e4"];
-
-/** A steady colour for a group (set, heroine, reign), from its name. */
-function tint(key: string): string {
-  let hash = 0;
-  for (const char of key) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return PALETTE[hash % PALETTE.length] ?? "#eee";
-}
-
-/** Words broken into lines of at most `width` characters. */
-function lines(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/)) {
-    if (line && (line + " " + word).length > width) {
-      out.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
+  /** The card in words, for screen readers and tooltips. */
+  describe(id: string): string {
+    return describeCard(this.get(id), this.game);
   }
-  if (line) out.push(line);
-  return out.slice(0, 4);
 }
 
-function text(x: number, y: number, content: string, size: number, weight = "normal", anchor = "middle"): SVGElement {
-  return s("text", { x, y, "font-size": size, "font-weight": weight, "text-anchor": anchor }, content);
+/** The game a catalogue belongs to, from its cards (for a page that does not say). */
+function guessGame(cards: CardData[]): string {
+  const first = cards[0];
+  if (!first) return "";
+  if (first.pack) return "googly";
+  if (first.reign !== undefined) return "history-of-england";
+  if (first.kind === "bird" || first.kind === "owl") return "british-birds";
+  return cards.some((card) => card.kind === "joker" && card.name === "BLUEBIRD") ? "car" : "girl";
 }
 
-/** What the card says, as lines: its title, and details below. */
-function face(card: CardData): { band: string; corner: string; title: string; details: string[] } {
-  switch (card.kind) {
-    case "heroine":
-      return { band: tint(card.heroine ?? card.name), corner: "5", title: card.name, details: ["Heroine", "5 points"] };
-    case "joker":
-      return { band: "#333", corner: "J", title: card.name, details: ["Joker", "4 points"] };
-    case "trio":
-      return { band: "#ccc", corner: String(card.number ?? ""), title: `Trio ${card.number ?? ""}`, details: (card.pictures ?? []).map((p) => `${p.heroine} ${p.points}`) };
-    case "bird":
-      return { band: tint(card.set ?? ""), corner: (card.letter ?? "").toUpperCase(), title: card.name, details: [card.set_name ?? "", `No. ${card.number ?? ""}`] };
-    case "owl":
-      return { band: "#5b4636", corner: "O", title: card.name, details: ["Owl"] };
-    default:
-      break;
-  }
-  if (card.reign !== undefined) {
-    return {
-      band: tint(card.reign),
-      corner: card.crown ? "♛" : String(card.series ?? ""),
-      title: card.name,
-      details: [card.reign, card.year !== undefined && card.year !== null ? String(card.year) : "", card.crown ? "Crown" : ""],
-    };
-  }
-  if (card.pack === "batting") {
-    return { band: card.hows_that ? "#f3c4c4" : "#cfe6c8", corner: card.hows_that ? "?" : String(card.runs ?? ""), title: card.name, details: ["Batting"] };
-  }
-  if (card.pack === "bowling") {
-    return { band: card.out ? "#f3c4c4" : "#d8e8f6", corner: card.out ? "W" : "·", title: card.name, details: ["Bowling"] };
-  }
-  return { band: "#eee", corner: "", title: card.name, details: [] };
+/** What a card shows: its picture, index, name and details, and its colour. */
+interface Face {
+  /** The class naming its look: `heroine`, `crown`, `out`... */
+  kind: string;
+  /** Its colour (the band round its picture). */
+  tone: string;
+  /** The index in its top corner (points, set letter, runs). */
+  corner: string;
+  /** A word in the other corner (Land, CROWN, OUT). */
+  tag?: string;
+  /** Its picture (a TRIO card has its three small ones instead). */
+  art?: SVGElement;
+  title: string;
+  notes: string[];
+  /** A TRIO card's three pictures, top (3 points) to bottom (1 point). */
+  trio?: { points: number; name: string; art: SVGElement }[];
 }
 
-/** The card's face as an SVG picture. */
-export function cardSvg(card: CardData): SVGElement {
-  const { band, corner, title, details } = face(card);
-  const dark = band === "#333" || band === "#5b4636";
-  const titleLines = lines(title, 11);
-  const svg = s(
-    "svg",
-    { viewBox: "0 0 84 120", width: 84, height: 120, "aria-hidden": "true", class: "card-face" },
-    s("rect", { x: 1, y: 1, width: 82, height: 118, rx: 7, fill: "#fffdf7", stroke: "#555", "stroke-width": 1.5 }),
-    s("rect", { x: 1, y: 1, width: 82, height: 22, rx: 7, fill: band }),
-    s("g", { fill: dark ? "#fff" : "#222" }, text(8, 16, corner, 12, "bold", "start")),
-    // A long word (Record-breaking) is set smaller rather than cut off.
-    s("g", { fill: "#111" }, ...titleLines.map((line, i) => text(42, 42 + i * 13, line, Math.min(11, Math.floor(121 / Math.max(line.length, 1))), "bold"))),
-    s("g", { fill: "#333" }, ...details.filter(Boolean).map((line, i) => text(42, 42 + titleLines.length * 13 + 6 + i * 12, line.length > 15 ? `${line.slice(0, 14)}…` : line, 9))),
-  );
-  return svg;
-}
+const isCar = (game: string) => game === "car";
 
-/** The back of a card nobody here may see: it carries no id. */
-export function cardBack(label = "a face-down card"): HTMLElement {
-  return h(
-    "span",
-    { class: "card back", role: "img", "aria-label": label },
-    s(
-      "svg",
-      { viewBox: "0 0 84 120", width: 84, height: 120, "aria-hidden": "true" },
-      s("rect", { x: 1, y: 1, width: 82, height: 118, rx: 7, fill: "#28456b", stroke: "#555", "stroke-width": 1.5 }),
-      s("rect", { x: 8, y: 8, width: 68, height: 104, rx: 4, fill: "none", stroke: "#c9a94b", "stroke-width": 2 }),
+function trioFace(card: CardData, game: string): Face {
+  const pictures = card.pictures ?? [];
+  return {
+    kind: "trio",
+    tone: "#8a8a8a",
+    corner: String(card.number ?? ""),
+    // The corner has its number: the title says only what kind of card it is.
+    title: "TRIO",
+    notes: [],
+    trio: pictures.map((picture) =>
+      isCar(game)
+        ? { points: picture.points, name: carShort(picture.heroine), art: carIcon(picture.heroine) }
+        : { points: picture.points, name: picture.heroine.split(" ")[0] ?? picture.heroine, art: head(picture.heroine) },
     ),
-  );
+  };
+}
+
+/** GIRL's and The CAR Game's cards, each in its own game's words. */
+function trioPackFace(card: CardData, game: string): Face {
+  if (card.kind === "trio") return trioFace(card, game);
+  if (card.kind === "joker") {
+    return isCar(game)
+      ? { kind: "joker", tone: "#1f5fbf", corner: "4", art: bluebird(), title: card.name, notes: ["4 for any class"] }
+      : { kind: "joker", tone: "#d62839", corner: "4", art: girlStar(), title: card.name, notes: ["4 for any heroine"] };
+  }
+  const name = card.heroine ?? card.name;
+  return isCar(game)
+    ? { kind: "heroine", tone: carColour(name), corner: "5", art: car(name), title: card.name, notes: ["Car-class"] }
+    : { kind: "heroine", tone: heroineColour(name), corner: "5", art: portrait(name), title: card.name, notes: ["Heroine"] };
+}
+
+function birdFace(card: CardData): Face {
+  if (card.kind === "owl") return { kind: "owl", tone: "#1f2a44", corner: "Owl", art: owl(), title: card.name, notes: ["keeps a card"] };
+  const letter = (card.letter ?? "").toUpperCase();
+  const habitat = card.habitat ?? "land";
+  return {
+    kind: "bird",
+    tone: birdColour(letter),
+    corner: `${letter}${card.number ?? ""}`,
+    tag: habitat === "water" ? "Water" : "Land",
+    art: bird(letter, habitat),
+    title: card.name,
+    notes: [card.set_name ?? ""],
+  };
+}
+
+const ROMAN = ["", "I", "II", "III"];
+
+function englandFace(card: CardData): Face {
+  const series = ROMAN[card.series ?? 0] ?? String(card.series ?? "");
+  if (card.crown) {
+    return { kind: "crown", tone: seriesColour(card.series), corner: series, tag: "CROWN", art: crown(card.series), title: card.name.replace(/^Crown: /, ""), notes: [card.from ? `${card.from}–${card.to ?? ""}` : "", card.set_size ? `${card.set_size} in the reign` : ""] };
+  }
+  return { kind: "feature", tone: seriesColour(card.series), corner: series, tag: card.year !== undefined && card.year !== null ? String(card.year) : undefined, art: shield(card.series, card.reign), title: card.name, notes: [card.reign ?? ""] };
+}
+
+function googlyFace(card: CardData): Face {
+  if (card.pack === "batting") {
+    return card.hows_that
+      ? { kind: "appeal", tone: "#b71c1c", corner: "?", art: appeal(), title: card.name, notes: ["Batting"] }
+      : { kind: "batting", tone: "#2e7d32", corner: String(card.runs ?? ""), art: batting(card.runs ?? 0), title: card.name, notes: ["Batting"] };
+  }
+  if (card.out) return { kind: "out", tone: "#b71c1c", corner: "W", tag: "OUT", art: bowling(card.out, false), title: card.name, notes: ["Bowling"] };
+  return { kind: card.leg_bye ? "leg-bye" : "not-out", tone: "#1f3a93", corner: card.leg_bye ? "1" : "0", art: bowling(null, Boolean(card.leg_bye)), title: card.name, notes: ["Bowling"] };
+}
+
+function face(card: CardData, game: string): Face {
+  if (card.pack) return googlyFace(card);
+  if (card.reign !== undefined) return englandFace(card);
+  if (card.kind === "bird" || card.kind === "owl") return birdFace(card);
+  return trioPackFace(card, game);
+}
+
+const VOWEL = /[aeiouy]/i;
+
+/** Where a long word may be hyphenated: between two consonants after a vowel (Oyster-catcher)
+ * or before a consonant that starts a syllable (Consti-tutions), never near its ends. */
+function softHyphens(word: string): string {
+  if (word.length < 10) return word;
+  let out = word.slice(0, 4);
+  for (let i = 4; i < word.length; i++) {
+    const [a, b, c, d] = [word[i - 2] ?? "", word[i - 1] ?? "", word[i] ?? "", word[i + 1] ?? ""];
+    const split = (VOWEL.test(a) && /[a-z]/i.test(b) && !VOWEL.test(b) && /[a-z]/i.test(c) && !VOWEL.test(c)) || (VOWEL.test(b) && /[a-z]/i.test(c) && !VOWEL.test(c) && VOWEL.test(d));
+    out += (split && i <= word.length - 3 ? "\u00ad" : "") + c;
+  }
+  return out;
+}
+
+/** A name set so that it breaks rather than overflow a narrow card: after a slash
+ * ("Vintage/Veteran"), or hyphenated inside a long word ("Constitutions"). */
+function breakable(text: string): string {
+  return text.replace(/\//g, "/\u200b").replace(/[A-Za-z']{10,}/g, softHyphens);
+}
+
+/** The face's parts as HTML: every line of text a `.card-text` element. */
+function faceParts(f: Face): Node[] {
+  const parts: Node[] = [
+    h("span", { class: "card-top" }, h("span", { class: "card-text card-corner" }, f.corner), f.tag ? h("span", { class: "card-text card-tag" }, f.tag) : null),
+  ];
+  if (f.trio) {
+    parts.push(
+      h("span", { class: "card-text card-title" }, f.title),
+      h(
+        "span",
+        { class: "trio-panel" },
+        f.trio.map((picture) => h("span", { class: "trio-line" }, h("span", { class: "card-text trio-points" }, String(picture.points)), picture.art, h("span", { class: "card-text trio-name" }, breakable(picture.name)))),
+      ),
+    );
+    return parts;
+  }
+  if (f.art) parts.push(f.art);
+  parts.push(h("span", { class: "card-text card-title" }, breakable(f.title)));
+  for (const note of f.notes.filter(Boolean)) parts.push(h("span", { class: "card-text card-note" }, breakable(note)));
+  return parts;
+}
+
+/** The card's face: its classes, colour and parts, inside `element`. */
+function dress(element: HTMLElement, card: CardData, game: string): HTMLElement {
+  const f = face(card, game);
+  element.classList.add("face", `game-${game || "any"}`, `kind-${f.kind}`);
+  // The colour is set through the CSSOM, which the page's CSP allows (a style attribute
+  // in markup it would not).
+  element.style.setProperty("--tone", f.tone);
+  element.append(...faceParts(f));
+  return element;
+}
+
+/** The back of a card nobody here may see: it carries no id. Each game's backs have their
+ * own colour (`game`). */
+export function cardBack(label = "a face-down card", key = label, game = ""): HTMLElement {
+  const back = h("span", { class: `card back${game ? ` game-${game}` : ""}`, role: "img", "aria-label": label, title: label }, h("span", { class: "back-panel" }));
+  track(back, `back:${key}`);
+  return back;
+}
+
+/** A face-down pack: a stack of backs as deep as the pack is thick, with its count. */
+export function packStack(count: number, label: string, game = ""): HTMLElement {
+  const depth = count > 30 ? 4 : count > 15 ? 3 : count > 5 ? 2 : count > 1 ? 1 : 0;
+  const back = cardBack(label, label, game);
+  back.classList.add("stack", `depth-${depth}`);
+  back.append(h("span", { class: "card-text stack-count", "aria-hidden": "true" }, String(count)));
+  return back;
 }
 
 /** A card shown face up; clickable (and focusable) when `onPick` is given. */
 export function cardView(book: CardBook, id: string, options: { onPick?: () => void; selected?: boolean; note?: string } = {}): HTMLElement {
   const card = book.get(id);
-  const label = describeCard(card) + (options.note ? ` (${options.note})` : "");
+  const label = book.describe(id) + (options.note ? ` (${options.note})` : "");
+  let element: HTMLElement;
   if (options.onPick) {
-    const button = h("button", { type: "button", class: `card${options.selected ? " selected" : ""}`, "data-card": id, "aria-pressed": options.selected ? "true" : "false", "aria-label": label, title: label }, cardSvg(card));
-    button.addEventListener("click", options.onPick);
-    return button;
+    element = h("button", { type: "button", class: `card${options.selected ? " selected" : ""}`, "data-card": id, "aria-pressed": options.selected ? "true" : "false", "aria-label": label, title: label });
+    element.addEventListener("click", options.onPick);
+  } else {
+    element = h("span", { class: "card", "data-card": id, role: "img", "aria-label": label, title: label });
   }
-  return h("span", { class: "card", "data-card": id, role: "img", "aria-label": label, title: label }, cardSvg(card));
+  dress(element, card, book.game);
+  track(element, id);
+  return element;
 }
 
-/** The card in words, for screen readers and tooltips. */
-export function describeCard(card: CardData): string {
-  if (card.kind === "bird") return `${card.name}, set ${(card.letter ?? "").toUpperCase()} (${card.set_name ?? ""})`;
-  if (card.reign !== undefined) return `${card.name}, ${card.reign}${card.crown ? ", a Crown" : ""}`;
-  if (card.kind === "trio") return `Trio ${card.number ?? ""}: ${(card.pictures ?? []).map((p) => `${p.heroine} ${p.points}`).join(", ")}`;
+/** The card in words, for screen readers and tooltips, in its own game's words. */
+export function describeCard(card: CardData, game = ""): string {
+  if (card.kind === "bird") return `${card.name}, set ${(card.letter ?? "").toUpperCase()} number ${card.number ?? ""} (${card.set_name ?? ""}, a ${card.habitat ?? "land"} bird)`;
+  if (card.kind === "owl") return `${card.name}, an Owl`;
+  if (card.reign !== undefined) {
+    return card.crown
+      ? `${card.name}, a Crown (${card.reign}${card.from ? `, ${card.from}–${card.to ?? ""}` : ""})`
+      : `${card.name}${card.year ? `, ${card.year}` : ""}, of the reign of ${card.reign}`;
+  }
+  if (card.pack === "batting") return `${card.name}, a batting card`;
+  if (card.pack === "bowling") return `${card.name}, a bowling card${card.out ? ": out" : ""}`;
+  const car = isCar(game);
+  if (card.kind === "trio") return `${card.name}: ${(card.pictures ?? []).map((p) => `${p.heroine} ${p.points}`).join(", ")}`;
+  if (card.kind === "joker") return `${card.name}, 4 points for any ${car ? "class of car" : "heroine"}`;
+  if (card.kind === "heroine") return `${card.name}, a ${car ? "CAR-CLASS" : "HEROINE"} card, 5 points`;
   return card.name;
 }
 
-/** A row of cards. */
-export function cardRow(label: string, children: HTMLElement[]): HTMLElement {
-  return h("div", { class: "card-row", role: "group", "aria-label": label }, children.length ? children : h("span", { class: "quiet" }, "none"));
+/** A row of cards; a `fan` overlaps them like cards laid down on a table. */
+export function cardRow(label: string, children: HTMLElement[], options: { fan?: boolean } = {}): HTMLElement {
+  return h("div", { class: `card-row${options.fan && children.length > 1 ? " fan" : ""}`, role: "group", "aria-label": label }, children.length ? children : h("span", { class: "quiet" }, "none"));
 }

@@ -2,7 +2,7 @@
  * and their answers. */
 
 import type { GameEvent, Schemas } from "../api";
-import { cardBack, cardRow, cardView } from "../cards";
+import { cardRow, cardView, packStack } from "../cards";
 import { h } from "../h";
 import { Who, cardAction, handOf, verb, who, type GameModule, type Move, type Table } from "./kit";
 
@@ -18,7 +18,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.pack_size > 0 ? cardBack(`the pack, ${pub.pack_size} cards`) : null, h("span", null, `Pack: ${pub.pack_size}`)),
+      h("div", { class: "pile" }, pub.pack_size > 0 ? packStack(pub.pack_size, `the pack, ${pub.pack_size} cards`, table.book.game) : null, h("span", null, `Pack: ${pub.pack_size}`)),
       h("div", null, h("h3", null, "The row"), cardRow("The row", pub.row.map((card) => {
         if (!card) return h("span", { class: "card empty", "aria-label": "an empty place" });
         const pick = cardAction(table, card, ["pick_up"]);

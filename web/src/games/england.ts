@@ -2,7 +2,7 @@
  * answers, and the two cards a Crown's asker shows, seen only by the player asked. */
 
 import type { GameEvent, Schemas } from "../api";
-import { cardBack, cardRow, cardView } from "../cards";
+import { cardRow, cardView, packStack } from "../cards";
 import { h } from "../h";
 import { Who, Whose, handOf, who, type GameModule, type Table } from "./kit";
 
@@ -20,7 +20,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.pool > 0 ? cardBack(`the pool, ${pub.pool} cards`) : null, h("span", null, `Pool: ${pub.pool}`)),
+      h("div", { class: "pile" }, pub.pool > 0 ? packStack(pub.pool, `the pool, ${pub.pool} cards`, table.book.game) : null, h("span", null, `Pool: ${pub.pool}`)),
       h("p", null, `Series ${pub.series}. ${pub.stage.replace(/_/g, " ")}${pub.turns_left !== undefined && pub.turns_left !== null ? `, ${pub.turns_left} turns left` : ""}.`),
     ),
     last
@@ -36,7 +36,7 @@ function board(table: Table) {
           null,
           h("strong", null, seat.name),
           ` ${seat.cards} cards${seat.points !== undefined ? `, ${seat.points} points` : ""}`,
-          seat.completed_sets && seat.completed_sets.length > 0 ? cardRow(`${seat.name}'s reigns`, seat.completed_sets.map((card) => cardView(table.book, card))) : null,
+          seat.completed_sets && seat.completed_sets.length > 0 ? cardRow(`${seat.name}'s reigns`, seat.completed_sets.map((card) => cardView(table.book, card)), { fan: true }) : null,
           seat.hand ? cardRow(`${seat.name}'s hand, face up`, seat.hand.map((card) => cardView(table.book, card))) : null,
         ),
       ),

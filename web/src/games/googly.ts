@@ -8,21 +8,80 @@ import { handOf, sentence, type GameModule, type Table } from "./kit";
 
 type Public = Schemas["GooglyPublicView"];
 
-const scorecards = new Map<string, { version: number; text: Promise<string> }>();
+/** The score-sheet as the server keeps it: its figures, and the same printed as text. */
+interface Sheet {
+  scorecard: { innings?: InningsSheet[] };
+  text: string;
+}
 
-/** The score-sheet as printed, fetched again only when the game has moved. */
+interface InningsSheet {
+  team: string;
+  number: number;
+  batting: { name: string; how_out: { status: string; text: string }; runs: number; balls: number; fours: number; sixes: number }[];
+  leg_byes: number;
+  extras: number;
+  total: number;
+  wickets: number;
+  overs: string;
+  declared: boolean;
+  fall_of_wickets: { wicket: number; runs: number; batter: string; over: string }[];
+  bowling: { name: string; overs: string; maidens: number; runs: number; wickets: number }[];
+}
+
+const scorecards = new Map<string, { version: number; sheet: Promise<Sheet | null> }>();
+
+/** A table of figures: the header row and the names' column stay in view as it scrolls. */
+function sheetTable(label: string, head: string[], rows: (string | number)[][]): HTMLElement {
+  return h(
+    "div",
+    { class: "sheet-scroll", tabindex: 0, role: "region", "aria-label": label },
+    h(
+      "table",
+      { class: "sheet" },
+      h("thead", null, h("tr", null, head.map((cell) => h("th", { scope: "col" }, cell)))),
+      h("tbody", null, rows.map((row) => h("tr", null, row.map((cell, i) => (i === 0 ? h("th", { scope: "row" }, String(cell)) : h("td", { class: i === 1 && head[1] === "How out" ? "how" : undefined }, String(cell))))))),
+    ),
+  );
+}
+
+const ORDINAL = ["first", "second", "third", "fourth"];
+
+function inningsSheet(card: InningsSheet): HTMLElement {
+  const title = `${card.team}, ${ORDINAL[card.number - 1] ?? ""} innings: ${card.total}/${card.wickets}${card.declared ? " dec" : ""} (${card.overs} overs)`;
+  const batted = card.batting.filter((line) => line.how_out.status !== "did not bat");
+  return h(
+    "section",
+    { class: "innings-sheet" },
+    h("h4", null, title),
+    sheetTable(`${card.team} batting`, ["Batsman", "How out", "R", "B", "4s", "6s"], [
+      ...batted.map((line) => [line.name, line.how_out.text, `${line.runs}${line.how_out.status === "out" ? "" : "*"}`, line.balls, line.fours, line.sixes]),
+      ["Extras", `(lb ${card.leg_byes})`, card.extras, "", "", ""],
+      ["Total", `${card.wickets} wkts, ${card.overs} ov`, card.total, "", "", ""],
+    ]),
+    card.fall_of_wickets.length > 0 ? h("p", null, `Fall of wickets: ${card.fall_of_wickets.map((fall) => `${fall.wicket}-${fall.runs} (${fall.batter}, ${fall.over} ov)`).join(", ")}`) : null,
+    card.bowling.length > 0 ? sheetTable(`${card.team} innings, bowling`, ["Bowling", "O", "M", "R", "W"], card.bowling.map((line) => [line.name, line.overs, line.maidens, line.runs, line.wickets])) : null,
+  );
+}
+
+/** The score-sheet, fetched again only when the game has moved: tables to read on any
+ * screen, and the server's printed text (what a scorer would hand over) below them. */
 function scorecard(table: Table): HTMLElement {
+  const tables = h("div", { class: "sheets" }, "…");
   const pre = h("pre", { class: "scorecard", "aria-label": "Scorecard" }, "…");
   let entry = scorecards.get(table.view.id);
   if (!entry || entry.version !== table.view.version) {
     entry = {
       version: table.view.version,
-      text: fetch(`/v1/games/${table.view.id}/scorecard`, { headers: { accept: "text/plain" } }).then((response) => (response.ok ? response.text() : "")),
+      sheet: fetch(`/v1/games/${table.view.id}/scorecard`, { headers: { accept: "application/json" } }).then((response) => (response.ok ? (response.json() as Promise<Sheet>) : null)),
     };
     scorecards.set(table.view.id, entry);
   }
-  void entry.text.then((text) => (pre.textContent = text));
-  return pre;
+  void entry.sheet.then((sheet) => {
+    pre.textContent = sheet?.text ?? "";
+    tables.replaceChildren(...(sheet?.scorecard.innings ?? []).map(inningsSheet));
+    if (!sheet?.scorecard.innings?.length) tables.textContent = "No innings yet.";
+  });
+  return h("div", { class: "scoresheet" }, tables, h("details", null, h("summary", null, "The printed score-sheet"), pre));
 }
 
 function board(table: Table) {
@@ -50,10 +109,12 @@ function board(table: Table) {
           current.bowler ? h("p", null, `Bowling: ${current.bowler.name}`) : null,
           h("p", null, `Over ${current.over + 1}, ball ${current.ball_of_over}. This over: ${current.this_over.map((ball) => (ball.verdict ? ball.verdict.call : String(ball.runs))).join(" ") || "—"}`),
           current.appeal_pending ? h("p", { class: "asking" }, "How’s that? The bowler turns up a card.") : null,
+          // The over's cards as they fell: each batting card, and the bowling card that answered an appeal.
+          current.this_over.length > 0 ? cardRow("This over’s cards", current.this_over.flatMap((ball) => [cardView(table.book, ball.card), ...(ball.verdict ? [cardView(table.book, ball.verdict.card)] : [])])) : null,
         )
       : null,
     pub.last_ball
-      ? h("div", { class: "last" }, h("p", null, `Last ball: ${pub.last_ball.batter} ${pub.last_ball.verdict ? pub.last_ball.verdict.call : `${pub.last_ball.runs} run${pub.last_ball.runs === 1 ? "" : "s"}`}`), cardRow("Last ball", [cardView(table.book, pub.last_ball.card), ...(pub.last_ball.verdict ? [cardView(table.book, pub.last_ball.verdict.card)] : [])]))
+      ? h("div", { class: "last" }, h("p", null, `Last ball: ${pub.last_ball.batter} ${pub.last_ball.verdict ? pub.last_ball.verdict.call : `${pub.last_ball.runs} run${pub.last_ball.runs === 1 ? "" : "s"}`}`), current && current.this_over.length > 0 ? null : cardRow("Last ball", [cardView(table.book, pub.last_ball.card), ...(pub.last_ball.verdict ? [cardView(table.book, pub.last_ball.verdict.card)] : [])]))
       : null,
     h("p", { class: "quiet" }, `Day ${pub.time.day}; ${pub.time.overs_left} overs left.`),
     h("details", { open: true }, h("summary", null, "Scorecard"), scorecard(table)),

@@ -2,7 +2,7 @@
  * for, each seat's face-down lay, the last trick turned face up, and my hand to lay from. */
 
 import type { GameEvent, Schemas } from "../api";
-import { cardBack, cardRow, cardView } from "../cards";
+import { cardBack, cardRow, cardView, packStack } from "../cards";
 import { h } from "../h";
 import { Who, count, handOf, who, type GameModule, type Table } from "./kit";
 
@@ -18,7 +18,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.centre_pack > 0 ? cardBack(`the centre pack, ${pub.centre_pack} cards`) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
+      h("div", { class: "pile" }, pub.centre_pack > 0 ? packStack(pub.centre_pack, `the centre pack, ${pub.centre_pack} cards`, table.book.game) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
       h("div", { class: "pile" }, exposed ? cardView(table.book, exposed.card, { note: "played for" }) : null, h("span", null, exposed ? `Played for, turned up by ${who(table, exposed.by)}` : "No trick under way")),
       h("div", { class: "pile" }, h("span", null, `Set aside: ${pub.set_aside}`)),
     ),
@@ -30,7 +30,8 @@ function board(table: Table) {
           "li",
           null,
           h("span", null, `${seat.name}: ${seat.hand} in hand, ${seat.won} won`),
-          seat.laid ? h("span", { class: "card-row" }, cardBack(`${seat.name}’s lay, face down`)) : null,
+          // A lay is three cards face down (the last lays may be fewer: nobody is told how many).
+          seat.laid ? cardRow(`${seat.name}’s lay, face down`, [0, 1, 2].map((i) => cardBack("a face-down card", `lay-${seat.seat}-${i}`, table.book.game)), { fan: true }) : null,
         ),
       ),
     ),

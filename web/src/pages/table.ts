@@ -348,7 +348,7 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
   }
   const module = moduleFor(view.game);
   const catalog = await catalogGame(view.game);
-  const book = new CardBook(catalog.cards);
+  const book = new CardBook(catalog.cards, view.game);
   const story = h("ol", { class: "story", "aria-label": "What has happened", reversed: true });
   const events: GameEvent[] = [];
   const status = h("div", { "aria-live": "assertive" });
@@ -407,8 +407,8 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
       h("section", { class: "board", "aria-label": "The table" }, module.board(table)),
       // While the game waits for players nobody is shown a card, not even their own (the
       // server sends no hand), so there is no hand to draw.
-      mineShown(view.status === "waiting" ? null : module.hand(table)),
-      actionPanel(table, module),
+      // My cards and my move together: on a phone they stay at the bottom of the screen.
+      h("div", { class: "dock" }, mineShown(view.status === "waiting" ? null : module.hand(table)), actionPanel(table, module)),
       status,
       seatControls(table, id, status, (next) => accept(next)),
       managePanel(table, id, status, (next) => accept(next), hosting),
