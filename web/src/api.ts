@@ -6,7 +6,9 @@ import type { components, paths } from "./parlour";
 import { session } from "./session";
 
 export type Schemas = components["schemas"];
-export type GameView = Schemas["GameView"];
+/** A game's view. `revealed` (every seat's private part, in seat order, once the game is
+ * over) is written out here until the generated types carry it. */
+export type GameView = Schemas["GameView"] & { revealed?: Record<string, unknown>[] | null };
 export type GameEvent = Schemas["GameEvent"];
 export type CatalogGame = Schemas["CatalogGame"];
 export type InboxGame = Schemas["InboxGame"];
