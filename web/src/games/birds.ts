@@ -77,10 +77,12 @@ function narrate(event: GameEvent, table: Table): string | null {
   }
 }
 
+const NOW: Record<string, string> = { ask_me: "you choose each time", always_hand_over: "you always hand over", always_play_owl: "you always play an Owl" };
+
 const PREFERENCES: Record<string, string> = {
-  ask_me: "From now on you are asked each time, when you are asked for a card you hold and have an Owl.",
-  always_hand_over: "From now on you hand over a card you are asked for without being asked, keeping your Owls.",
-  always_play_owl: "From now on you play an Owl whenever you are asked for a card you hold and have one.",
+  ask_me: "From now on, asked for a card you hold while you have an Owl, you choose each time.",
+  always_hand_over: "From now on, asked for a card you hold, you hand it over at once and keep your Owls.",
+  always_play_owl: "From now on, asked for a card you hold, you play an Owl whenever you have one.",
 };
 
 /** What the selected move will do; an answer names the ask it answers. */
@@ -113,6 +115,10 @@ export const birds: GameModule = {
     types: ["set_owl_preference"],
     heading: "Standing orders for your Owls",
     explain: "Not a move: how your Owls answer an ask for a card you hold, from now on, whoever’s turn it is. Change it at any time.",
+    now: (table) => {
+      const mine = (table.view.seats as Seat[]).find((seat) => seat.seat === table.me)?.owl_preference;
+      return mine ? `Now: ${NOW[mine] ?? mine.replace(/_/g, " ")}.` : null;
+    },
   },
   verbs: {
     pick_up: "Pick up",

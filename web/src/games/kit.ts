@@ -65,7 +65,7 @@ export interface GameModule {
   prepare?(table: Table, events: GameEvent[]): Promise<void>;
   /** Action types that are standing orders rather than this turn's move (British Birds'
    * Owl preference), drawn apart with this heading and explanation. */
-  standing?: { types: string[]; heading: string; explain: string };
+  standing?: { types: string[]; heading: string; explain: string; now?: (table: Table) => string | null };
   /** The game's own lines in the results panel: a sentence saying who won and on what. */
   outcome?(table: Table): string | null;
 }
@@ -108,6 +108,11 @@ export function Subject(table: Table, seat: unknown, plain: string, third: strin
 export function list(names: string[]): string {
   if (names.length <= 1) return names[0] ?? "";
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+/** "A steady bot", "An expert bot": the article a word takes, capitalised. */
+export function article(phrase: string): string {
+  return `${/^[aeiou]/i.test(phrase) ? "An" : "A"} ${phrase}`;
 }
 
 /** "1 card", "3 cards". */
@@ -180,6 +185,17 @@ export function verbFor(table: Table, action: Legal): string {
   return table.verbs[action.type] ?? action.type.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 }
 
+/** ", so Bea won" when the game ended with `seat`'s resignation or forfeit: the winners are
+ * the first group of the result's concession. */
+function soWon(table: Table, seat: unknown, endedBy: string): string {
+  const result = table.view.result as { ended_by?: unknown; seat?: unknown; concession?: { ranking?: unknown } } | null | undefined;
+  if (!result || result.ended_by !== endedBy || result.seat !== seat) return "";
+  const ranking = result.concession?.ranking;
+  const best = Array.isArray(ranking) && Array.isArray(ranking[0]) ? (ranking[0] as number[]) : [];
+  if (best.length === 0) return "";
+  return `, so ${list(best.map((winner) => who(table, winner)))} ${best.length > 1 ? "share the win" : "won"}`;
+}
+
 /** The table's own events (seats, clocks, bots, resignations), the same in every game. */
 export function narrateTable(event: GameEvent, table: Table): string | null {
   const data = event.data as Record<string, unknown>;
@@ -189,19 +205,19 @@ export function narrateTable(event: GameEvent, table: Table): string | null {
     case "table.seated":
       return `${String(data.name ?? "Someone")} took seat ${Number(data.seat) + 1}.`;
     case "table.resigned":
-      return `${Who(table, data.seat)} resigned.`;
+      return `${Who(table, data.seat)} resigned${soWon(table, data.seat, "resignation")}.`;
     case "table.aborted":
       return "The host called the game off.";
     case "table.abandoned":
       return "The game was abandoned.";
     case "table.timed_out":
-      return `${Who(table, data.seat)} ran out of time.`;
+      return `${Who(table, data.seat)} ran out of time${soWon(table, data.seat, "forfeit")}.`;
     case "table.vacation_began":
       return `${Who(table, data.seat)} went on vacation.`;
     case "table.vacation_ended":
       return `${Who(table, data.seat)} came back from vacation.`;
     case "table.bot_seated":
-      return `A ${String(data.level ?? "")} bot now plays seat ${Number(data.seat) + 1}.`;
+      return `${article(typeof data.level === "string" ? `${data.level} bot` : "bot")} now plays seat ${Number(data.seat) + 1}.`;
     case "table.bot_left":
       return `Seat ${Number(data.seat) + 1} is played by its player again.`;
     case "table.note":

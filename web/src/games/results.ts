@@ -45,7 +45,7 @@ function columns(result: Result, table: Table): Column[] {
   }
   const concession = result.concession as { points?: unknown; measure?: unknown } | undefined;
   const conceded = numbers(concession?.points);
-  if (conceded) out.push({ heading: `When it stopped (${String(concession?.measure ?? "points")})`, cell: (seat) => String(conceded[seat] ?? "") });
+  if (conceded) out.push({ heading: `When it stopped: ${String(concession?.measure ?? "points")}`, cell: (seat) => String(conceded[seat] ?? "") });
   return out;
 }
 

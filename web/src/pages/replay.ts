@@ -9,6 +9,9 @@ import { errorBox, frame, gameName } from "../ui";
 import { storyLines, type Table } from "../games/kit";
 import { moduleFor } from "../games/modules";
 
+/** The private parts' fields in words ("laid" is GIRL's and CAR's face-down lay). */
+const PART_NAMES: Record<string, string> = { hand: "hand", laid: "face-down lay" };
+
 /** Every seat's hand once the game is over (the view's `revealed`), for players and
  * spectators alike: each of a seat's fields that is a list of cards, as a row of cards. */
 function revealedHands(view: GameView, book: CardBook): HTMLElement | null {
@@ -22,7 +25,7 @@ function revealedHands(view: GameView, book: CardBook): HTMLElement | null {
       const rows = Object.entries(part ?? {})
         .filter((entry): entry is [string, string[]] => Array.isArray(entry[1]) && entry[1].every((card) => typeof card === "string" && book.has(card)))
         .map(([field, cards]) => {
-          const what = field === "hand" ? "hand" : field.replace(/_/g, " ");
+          const what = PART_NAMES[field] ?? field.replace(/_/g, " ");
           return h("div", { class: "revealed-part" }, h("h4", null, `${name}’s ${what}`), cards.length > 0 ? cardRow(`${name}’s ${what}`, cards.map((card) => cardView(book, card))) : h("span", { class: "quiet" }, "no cards"));
         });
       return h("div", { class: "revealed-seat", "data-seat": seat }, h("h3", null, name), rows.length > 0 ? rows : h("p", { class: "quiet" }, "no cards"));

@@ -230,6 +230,7 @@ function standingPanel(table: Table, module: GameModule): HTMLElement | null {
     { class: "standing-orders" },
     h("legend", null, standing.heading),
     h("p", { class: "quiet" }, standing.explain),
+    standing.now ? h("p", { class: "standing-now" }, standing.now(table)) : null,
     orders.map((action) => plainButton(table, module, action)),
   );
 }
@@ -249,7 +250,9 @@ function hintFor(table: Table, module: GameModule, target: Element | null): stri
   const single = cardAction(table, card);
   if (single) return describeMove(module, table, single);
   const picking = table.legal.find((action) => !("seat" in action) && Object.values(action).some((value) => isChoose(value) && value.from.includes(card)));
-  return picking ? `${describeMove(module, table, picking)}${table.picked.get(picking.type)?.includes(card) ? "" : ` Picking ${table.book.name(card)}.`}` : null;
+  if (!picking) return null;
+  const taken = table.picked.get(picking.type)?.includes(card);
+  return `${describeMove(module, table, picking)} ${taken ? "Puts back" : "Picks"} ${table.book.name(card)}.`;
 }
 
 /** The hint for what is already chosen: a player to ask, cards picked for a lay. */
