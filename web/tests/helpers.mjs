@@ -184,6 +184,14 @@ export async function storyReadsWell(page) {
   return lines.length;
 }
 
+/** The same checks over every line a part of the page shows (the board, the results), as
+ * a reader sees it. */
+export async function pageReadsWell(page, selector = ".table-body") {
+  const lines = (await page.locator(selector).innerText()).split("\n").map((line) => line.trim()).filter(Boolean);
+  const wrong = lines.filter((line) => BAD_ENGLISH.some((pattern) => pattern.test(line)));
+  if (wrong.length > 0) throw new Error(`the page reads badly: ${JSON.stringify(wrong.slice(0, 10))}`);
+}
+
 export async function shot(page, name) {
   await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
 }

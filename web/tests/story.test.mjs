@@ -2,7 +2,7 @@
 // every hand in the replay once a game is over.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, asPlayer, host, join, launch, openTable, seed, shot, storyReadsWell, version } from "./helpers.mjs";
+import { BASE, asPlayer, host, join, launch, openTable, pageReadsWell, seed, shot, storyReadsWell } from "./helpers.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
@@ -67,7 +67,7 @@ async function wholeStory(page) {
   return page.locator(".story li").allTextContents();
 }
 
-test("the story of a long game of GIRL pages back to the deal with Earlier, reads well throughout, and the results panel says who won on cards", async () => {
+test("the story of a long game of GIRL pages back to the deal with Earlier, it and the whole table read well, and the results panel says who won on cards", async () => {
   const created = await create({ game: "girl", players: ["Ann", "Bea", "Cat", "Dan", "Eve"].map((name) => ({ name })), seed: seed(37) });
   const tokens = created.seats.map((seat) => seat.token);
   const final = await playByApi(created.id, tokens);
@@ -89,6 +89,7 @@ test("the story of a long game of GIRL pages back to the deal with Earlier, read
   assert.match(lines[lines.length - 1], /dealt\.$/, "the story's first entry is the deal");
   assert.match(lines[0], /^Game over\. Scores:/, "and its last the end");
   await storyReadsWell(spectator);
+  await pageReadsWell(spectator);
 
   const result = final.result;
   const winners = result.winners.map((seat) => final.seats[seat].name);

@@ -18,7 +18,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.pack_size > 0 ? cardBack(`the pack, ${pub.pack_size} cards`) : null, h("span", null, `Pack: ${pub.pack_size}`)),
+      h("div", { class: "pile" }, pub.pack_size > 0 ? cardBack(`the pack, ${count(pub.pack_size, "card")}`) : null, h("span", null, `Pack: ${pub.pack_size}`)),
       h("div", null, h("h3", null, "The row"), cardRow("The row", pub.row.map((card) => {
         if (!card) return h("span", { class: "card empty", "aria-label": "an empty place" });
         const pick = cardAction(table, card, ["pick_up"]);

@@ -20,7 +20,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.pool > 0 ? cardBack(`the pool, ${pub.pool} cards`) : null, h("span", null, `Pool: ${pub.pool}`)),
+      h("div", { class: "pile" }, pub.pool > 0 ? cardBack(`the pool, ${count(pub.pool, "card")}`) : null, h("span", null, `Pool: ${pub.pool}`)),
       h("p", null, `Series ${pub.series}. ${pub.stage.replace(/_/g, " ")}${pub.turns_left !== undefined && pub.turns_left !== null ? `, ${count(pub.turns_left, "turn")} left` : ""}.`),
     ),
     last

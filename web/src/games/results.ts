@@ -108,7 +108,7 @@ function matchStanding(table: Table): HTMLElement | null {
   const box = h("div", { class: "match-standing", "aria-live": "polite" }, "The match standing…");
   void ok(api.GET("/v1/matches/{id}", { params: { path: { id: dealOf.match } } })).then(
     (match) => {
-      const goal = match.target.kind === "points" ? `first to ${match.target.points} points` : `a series of ${match.target.deals} games`;
+      const goal = match.target.kind === "points" ? `first to ${count(match.target.points, "point")}` : `a series of ${count(match.target.deals, "game")}`;
       const ahead = new Set(match.winners);
       replace(
         box,

@@ -18,7 +18,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.centre_pack > 0 ? cardBack(`the centre pack, ${pub.centre_pack} cards`) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
+      h("div", { class: "pile" }, pub.centre_pack > 0 ? cardBack(`the centre pack, ${count(pub.centre_pack, "card")}`) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
       h("div", { class: "pile" }, exposed ? cardView(table.book, exposed.card, { note: "played for" }) : null, h("span", null, exposed ? `Played for, turned up by ${who(table, exposed.by)}` : "No trick under way")),
       h("div", { class: "pile" }, h("span", null, `Set aside: ${pub.set_aside}`)),
     ),
@@ -39,7 +39,7 @@ function board(table: Table) {
           "div",
           { class: "last" },
           h("h3", null, `Last trick, for ${table.book.name(last.heroine)}: ${last.winner !== null && last.winner !== undefined ? `${Who(table, last.winner)} won` : "nobody won"}`),
-          last.lays.map((lay, seat) => cardRow(`${table.names[seat] ?? ""} laid (${last.points[seat] ?? 0} points)`, lay.map((card) => cardView(table.book, card)))).map((row, seat) => h("div", null, h("span", null, `${table.names[seat] ?? ""}: ${last.points[seat] ?? 0} points`), row)),
+          last.lays.map((lay, seat) => cardRow(`${table.names[seat] ?? ""} laid (${count(last.points[seat] ?? 0, "point")})`, lay.map((card) => cardView(table.book, card)))).map((row, seat) => h("div", null, h("span", null, `${table.names[seat] ?? ""}: ${count(last.points[seat] ?? 0, "point")}`), row)),
         )
       : null,
   ];
