@@ -148,6 +148,8 @@ test("a GOOGLY match tells each ball with its bowler, its batter named after the
   }
   assert.ok(lines.some((line) => /is out for \d+: (Bowled|Caught|Stumped|L\.B\.W\.|Run Out) (Ann|Bea)’s XI \d+ for \d+\.$/.test(line)), "a wicket names the batter, his score and the dismissal");
   assert.ok(lines.some((line) => /^(Ann|Bea)’s XI won the toss/.test(line)), "the toss names the side after its captain");
+  assert.ok(lines.some((line) => /^(Ann|Bea) \(\d+\) and \1 \(\d+\) open the bowling\.$/.test(line)), "the opening bowlers are named after the person bowling them");
+  assert.deepEqual(lines.filter((line) => /Gentlemen|Players/.test(line)), [], "no line names a side or a player by the sheet's placeholder");
   await storyReadsWell(spectator);
   const board = await spectator.locator(".board .innings").textContent();
   assert.match(board, /Ann’s XI/);

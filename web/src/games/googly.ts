@@ -140,7 +140,8 @@ function narrate(event: GameEvent, table: Table, events: GameEvent[] = []): stri
     case "batting_order":
       return `${team(data.side)} named their batting order.`;
     case "opening_bowlers":
-      return `${playerName(table, 1 - Number(data.side ?? 0), String(data.first))} and ${playerName(table, 1 - Number(data.side ?? 0), String(data.second))} open the bowling.`;
+      // `side` is the fielding side, whose captain named them.
+      return `${playerName(table, Number(data.side ?? 0), String(data.first))} and ${playerName(table, Number(data.side ?? 0), String(data.second))} open the bowling.`;
     case "bowler":
       return `${anyPlayerName(table, String(data.name))} bowls the next over.`;
     case "ball": {
