@@ -127,6 +127,34 @@ test("a resignation ends the game with a results panel naming who resigned and w
   assert.deepEqual(ann.errors, []);
 });
 
+test("a game lost on time says who ran out of time and who won, in the results panel and the story", async () => {
+  const created = await create({ game: "british-birds", players: [{ name: "Ann" }, { name: "Bea" }] });
+  const resigned = await fetch(`${BASE}/v1/games/${created.id}/resign`, { method: "POST", headers: { authorization: `Bearer ${created.seats[1].token}` } });
+  assert.ok(resigned.ok, `resign: ${resigned.status}`);
+  const real = await seatView(created.id);
+  // No clock runs out in under an hour, so the page is shown the same finished game as the
+  // server gives one lost on time (docs/clocks.md, "forfeit"): its result a forfeit, with the
+  // same concession, and its last entry `table.timed_out` instead of `table.resigned`.
+  const forfeit = { ...real, result: { ...real.result, ended_by: "forfeit" } };
+  const spectator = await (await browser.newContext()).newPage();
+  await spectator.route(new RegExp(`/v1/games/${created.id}$`), (route) => route.fulfill({ json: forfeit }));
+  await spectator.route(new RegExp(`/v1/games/${created.id}/stream`), (route) =>
+    route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: `event: view\ndata: ${JSON.stringify(forfeit)}\n\n` }),
+  );
+  await spectator.route(new RegExp(`/v1/games/${created.id}/events`), async (route) => {
+    const response = await route.fetch();
+    const page = await response.json();
+    page.events = page.events.map((event) => (event.type === "table.resigned" ? { ...event, type: "table.timed_out", data: { seat: event.data.seat, deadline: 0 } } : event));
+    await route.fulfill({ response, json: page });
+  });
+  await openTable(spectator, created.id, real.version);
+  const why = spectator.locator(".results .results-why");
+  await why.filter({ hasText: "Bea ran out of time, so Ann won." }).waitFor();
+  assert.match(await spectator.locator(`.results-table tr[data-seat="1"]`).textContent(), /Bea — out of time/);
+  await spectator.locator(".story li", { hasText: "Bea ran out of time, so Ann won." }).waitFor();
+  await storyReadsWell(spectator);
+});
+
 test("a GOOGLY match tells each ball with its bowler, its batter named after the person playing him, and the score, and names the sides after their captains", async () => {
   const created = await create({ game: "googly", players: [{ name: "Ann" }, { name: "Bea" }], options: { variant: "two_player" }, seed: seed(11) });
   const tokens = created.seats.map((seat) => seat.token);
