@@ -2,7 +2,7 @@
 // every hand in the replay once a game is over.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, asPlayer, host, join, launch, openTable, pageReadsWell, seed, shot, storyReadsWell } from "./helpers.mjs";
+import { BASE, asPlayer, hasMove, host, join, launch, move, openTable, pageReadsWell, seed, shot, storyReadsWell } from "./helpers.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
@@ -243,6 +243,26 @@ test("selecting a move shows a line saying what it will do, and British Birds' O
   await standing.locator("[data-action='set_owl_preference']").first().hover();
   await ann.waitForFunction(() => /^From now on, asked for a card you hold/.test(document.querySelector(".move-hint")?.textContent ?? ""));
   await shot(ann, "story-hint");
+  assert.deepEqual(ann.errors, []);
+});
+
+test("picking cards for a lay in GIRL shows what the lay will do: the cards, face down, and the HEROINE played for", async () => {
+  const ann = await join(browser, "Ann");
+  await host(ann, { game: "girl", players: 2, seats: ["me", "bot:random"] });
+  const lay = ann.locator("section.actions button[data-action='lay'][disabled]");
+  for (let i = 0; i < 300 && (await lay.count()) === 0; i++) {
+    if (await hasMove(ann)) await move(ann);
+    else await ann.waitForTimeout(100);
+  }
+  assert.ok((await lay.count()) > 0, "a trick came to be laid");
+  const card = ann.locator(".hand button.card[aria-pressed='false']").first();
+  const id = await card.getAttribute("data-card");
+  const catalog = await (await fetch(`${BASE}/v1/catalog/girl`)).json();
+  const name = catalog.cards.find((c) => c.id === id).name;
+  await card.click();
+  await ann.waitForFunction(() => /^Lays .+ face down to be played for .+\.$/.test(document.querySelector(".move-hint")?.textContent ?? ""));
+  assert.ok((await ann.locator(".move-hint").textContent()).includes(name), `the hint names ${name}`);
+  await shot(ann, "story-hint-lay");
   assert.deepEqual(ann.errors, []);
 });
 

@@ -252,7 +252,8 @@ function hintFor(table: Table, module: GameModule, target: Element | null): stri
   const picking = table.legal.find((action) => !("seat" in action) && Object.values(action).some((value) => isChoose(value) && value.from.includes(card)));
   if (!picking) return null;
   const taken = table.picked.get(picking.type)?.includes(card);
-  return `${describeMove(module, table, picking)} ${taken ? "Puts back" : "Picks"} ${table.book.name(card)}.`;
+  const name = table.book.name(card);
+  return `${describeMove(module, table, picking)} ${taken ? `${name} is picked: choose it again to put it back.` : `Choose ${name} to add it.`}`;
 }
 
 /** The hint for what is already chosen: a player to ask, cards picked for a lay. */
