@@ -38,7 +38,10 @@ function columns(result: Result, table: Table): Column[] {
     out.push({ heading: "Cards in completed reigns", cell: (seat) => (Array.isArray(sets[seat]) ? String((sets[seat] as unknown[]).length) : "") });
   }
   figure("points", "Points");
-  if (numbers(result.totals) && numbers(result.points) && numbers(result.totals)?.length === table.names.length) figure("totals", "Total over the games");
+  // British Birds' series totals, when they say more than this game's points.
+  const totals = numbers(result.totals);
+  const points = numbers(result.points);
+  if (totals && points && totals.length === table.names.length && totals.some((total, seat) => total !== points[seat])) figure("totals", "Total over the games");
   if (Array.isArray(result.seats) && result.seats.every((row) => typeof row === "object" && row !== null && "points" in row)) {
     const rows = result.seats as Schemas["GooglySeatPoints"][];
     out.push({ heading: "Championship points", cell: (seat) => String(rows.find((row) => row.seat === seat)?.points ?? "") });
