@@ -55,7 +55,7 @@ function board(table: Table) {
     pub.last_ball
       ? h("div", { class: "last" }, h("p", null, `Last ball: ${anyPlayerName(table, pub.last_ball.batter)} ${pub.last_ball.verdict ? pub.last_ball.verdict.call : `${pub.last_ball.runs} run${pub.last_ball.runs === 1 ? "" : "s"}`}`), cardRow("Last ball", [cardView(table.book, pub.last_ball.card), ...(pub.last_ball.verdict ? [cardView(table.book, pub.last_ball.verdict.card)] : [])]))
       : null,
-    h("p", { class: "quiet" }, `Day ${pub.time.day}; ${pub.time.overs_left} overs left.`),
+    h("p", { class: "quiet" }, `Day ${pub.time.day}; ${count(pub.time.overs_left, "over")} left.`),
     h("details", { open: true }, h("summary", null, "Scorecard"), scorecard(table)),
     table.view.status === "finished" ? h("p", null, h("a", { href: "/play/googly/series", "data-link": true }, "Series: the championship table and averages")) : null,
   ];
