@@ -120,6 +120,7 @@ test("a resignation ends the game with a results panel naming who resigned and w
   await spectator.locator(".results .results-why").waitFor();
   assert.equal(await spectator.locator(".results .results-why").textContent(), `Ann resigned, so ${winner} won.`);
   assert.match(await spectator.locator(`.results-table tr[data-seat="0"]`).textContent(), /Ann — resigned/);
+  await pageReadsWell(spectator);
   await ann.locator(".story li", { hasText: `You resigned, so ${winner} won.` }).waitFor();
   await spectator.locator(".story li", { hasText: `Ann resigned, so ${winner} won.` }).waitFor();
   await storyReadsWell(spectator);
@@ -182,6 +183,7 @@ test("a GOOGLY match tells each ball with its bowler, its batter named after the
   const board = await spectator.locator(".board .innings").textContent();
   assert.match(board, /Ann’s XI/);
   assert.match(board, /Bea’s XI/);
+  await pageReadsWell(spectator, ".results");
   const why = await spectator.locator(".results .results-why").textContent();
   assert.match(why, /^((Ann|Bea)’s XI won by (an innings and )?\d+ (runs?|wickets?), so (Ann|Bea) won|The match was (drawn|tied))/, why);
   await shot(spectator, "story-googly");
