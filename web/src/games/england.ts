@@ -65,7 +65,7 @@ function narrate(event: GameEvent, table: Table): string | null {
       return "The cards were dealt.";
     case "asked": {
       const showing = Array.isArray(data.show) ? `, showing two cards` : "";
-      const answer = data.answer === "given" ? `${who(table, data.seat)} gave it` : data.answer === "refused" ? `${who(table, data.seat)} refused` : `${who(table, data.seat)} caught a bluff`;
+      const answer = data.answer === "given" ? `${who(table, data.seat)} gave it` : data.answer === "refused" ? `${who(table, data.seat)} refused` : `${who(table, data.seat)} caught a bluff${Array.isArray(data.forfeit) && data.forfeit.length > 0 ? ` and took ${count(data.forfeit.length, "card")} forfeited` : ""}`;
       return `${Who(table, data.asker)} asked ${who(table, data.seat)} for ${card(data.card)}${showing}: ${answer}.`;
     }
     case "drew":
