@@ -95,7 +95,7 @@ for (const [game, players] of [["car", 3], ["history-of-england", 3]]) {
   });
 }
 
-test("a match hosted in the lobby is played deal after deal against a bot, each deal linked to its standings", async () => {
+test("a match hosted in the lobby is played deal after deal against a bot, each deal linked to its standings and its results panel giving the match standing", async () => {
   const ann = await join(browser, "Ann");
   const { id } = await host(ann, { game: "girl", players: 2, seats: ["me", "bot:random"], match: 3 });
   await ann.getByRole("link", { name: /Deal 1 of a match/ }).waitFor();
@@ -104,6 +104,11 @@ test("a match hosted in the lobby is played deal after deal against a bot, each 
   assert.equal(first.deal_of.deal, 0);
   for (let deal = 0; ; deal++) {
     await playToTheEnd([ann], 3000);
+    // The deal's results panel gives the match standing after it.
+    const standing = ann.locator(".results .match-standing");
+    await standing.locator("h3", { hasText: `The match after deal ${deal + 1} ` }).waitFor();
+    const after = await asPlayer(ann, "GET", `/v1/matches/${matchId}`);
+    for (const c of after.competitors) assert.ok((await standing.textContent()).includes(`${c.name} ${c.total}`), `${c.name}'s total is in the results panel`);
     await ann.getByRole("link", { name: /of a match: the standings/ }).click();
     await ann.locator(`main[data-match="${matchId}"]`).waitFor();
     const view = await asPlayer(ann, "GET", `/v1/matches/${matchId}`);

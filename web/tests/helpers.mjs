@@ -160,11 +160,36 @@ export async function playToTheEnd(pages, limit = 2000, afterEachMove = async ()
 }
 
 /** The story is good English for "you" and for counts: no "You asks", "You's turn", "1 cards"
- * or a card's own full stop doubled ("L.B.W.."). */
+ * or a card's own full stop doubled ("L.B.W.."), and nothing of the machinery showing through
+ * (an "undefined", a "[object Object]", a "NaN", an action's snake_case name). */
+export const BAD_ENGLISH = [
+  /\bYou (asks|does|plays|answers|has|is|was|wins|takes|holds|goes|bats|bowls|draws|passes|lays)\b/,
+  /\b(you|You) (is|has)\b/,
+  /\b[Yy]ou['’]s\b/,
+  /\byour['’]s\b/,
+  /(^|[^.\d])\b1 (cards|points|runs|wickets|turns|sets|overs|balls)\b/,
+  /\b([02-9]|\d\d+) (card|point|run|wicket|turn|set|over|ball)\b(?![-’'])/,
+  /[^.]\.\.$/,
+  /\.\. /,
+  /\b(undefined|null|NaN)\b|\[object Object\]/,
+  /\b[a-z]+_[a-z_]+\b/,
+  /\s[.,;:]/,
+  /\s{2,}/,
+];
+
 export async function storyReadsWell(page) {
   const lines = await page.locator(".story li").allTextContents();
-  const wrong = lines.filter((line) => /\bYou (asks|does|plays|answers|has|is)\b|\bYou['’]s\b|\b1 cards\b|[^.]\.\.$/.test(line));
-  if (wrong.length > 0) throw new Error(`the story reads badly: ${JSON.stringify(wrong)}`);
+  const wrong = lines.filter((line) => BAD_ENGLISH.some((pattern) => pattern.test(line)));
+  if (wrong.length > 0) throw new Error(`the story reads badly: ${JSON.stringify(wrong.slice(0, 10))}`);
+  return lines.length;
+}
+
+/** The same checks over every line a part of the page shows (the board, the results), as
+ * a reader sees it. */
+export async function pageReadsWell(page, selector = ".table-body") {
+  const lines = (await page.locator(selector).innerText()).split("\n").map((line) => line.trim()).filter(Boolean);
+  const wrong = lines.filter((line) => BAD_ENGLISH.some((pattern) => pattern.test(line)));
+  if (wrong.length > 0) throw new Error(`the page reads badly: ${JSON.stringify(wrong.slice(0, 10))}`);
 }
 
 export async function shot(page, name) {

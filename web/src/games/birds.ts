@@ -4,7 +4,7 @@
 import type { GameEvent, Schemas } from "../api";
 import { cardRow, cardView, packStack } from "../cards";
 import { h } from "../h";
-import { Who, cardAction, handOf, verb, who, type GameModule, type Move, type Table } from "./kit";
+import { Who, cardAction, count, handOf, verb, who, type GameModule, type Legal, type Move, type Table } from "./kit";
 
 type Public = Schemas["BritishBirdsPublicView"];
 type Seat = Schemas["BritishBirdsSeatView"] & { seat: number; name: string };
@@ -18,7 +18,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.pack_size > 0 ? packStack(pub.pack_size, `the pack, ${pub.pack_size} cards`, table.book.game) : null, h("span", null, `Pack: ${pub.pack_size}`)),
+      h("div", { class: "pile" }, pub.pack_size > 0 ? packStack(pub.pack_size, `the pack, ${count(pub.pack_size, "card")}`, table.book.game) : null, h("span", null, `Pack: ${pub.pack_size}`)),
       h("div", null, h("h3", null, "The row"), cardRow("The row", pub.row.map((card) => {
         if (!card) return h("span", { class: "card empty", "aria-label": "an empty place" });
         const pick = cardAction(table, card, ["pick_up"]);
@@ -34,7 +34,7 @@ function board(table: Table) {
         h(
           "li",
           null,
-          h("strong", null, seat.name), ` ${seat.hand_size} cards, ${seat.points} points${seat.total !== undefined ? ` (${seat.total} in the series)` : ""}, Owls played ${seat.owls_played}, sets: ${seat.sets.map((set) => set.toUpperCase()).join(" ") || "none"}`,
+          h("strong", null, seat.name), ` ${count(seat.hand_size, "card")}, ${count(seat.points, "point")}${seat.total !== undefined ? ` (${seat.total} in the series)` : ""}, Owls played ${seat.owls_played}, sets: ${seat.sets.map((set) => set.toUpperCase()).join(" ") || "none"}`,
         ),
       ),
     ),
@@ -77,10 +77,49 @@ function narrate(event: GameEvent, table: Table): string | null {
   }
 }
 
+const NOW: Record<string, string> = { ask_me: "you choose each time", always_hand_over: "you always hand over", always_play_owl: "you always play an Owl" };
+
+const PREFERENCES: Record<string, string> = {
+  ask_me: "From now on, asked for a card you hold while you have an Owl, you choose each time.",
+  always_hand_over: "From now on, asked for a card you hold, you hand it over at once and keep your Owls.",
+  always_play_owl: "From now on, asked for a card you hold, you play an Owl whenever you have one.",
+};
+
+/** What the selected move will do; an answer names the ask it answers. */
+function hint(action: Legal, table: Table): string | null {
+  const asked = (table.view.public as Public).asked;
+  const wanted = asked ? table.book.name(asked.card) : "the card";
+  const asker = asked ? who(table, asked.asker) : "the asker";
+  switch (action.type) {
+    case "pick_up":
+      return typeof action.card === "string" ? `Picks up ${table.book.name(action.card)} from the row, ending your turn.` : null;
+    case "hand_over":
+      return `Hands ${wanted} to ${asker}.`;
+    case "play_owl":
+      return `Plays an Owl to keep ${wanted}; ${asker}’s turn ends.`;
+    case "not_held":
+      return `Tells ${asker} you do not hold ${wanted}.`;
+    case "set_owl_preference":
+      return PREFERENCES[String(action.preference)] ?? null;
+    default:
+      return null;
+  }
+}
+
 export const birds: GameModule = {
   board,
   hand,
   narrate,
+  hint,
+  standing: {
+    types: ["set_owl_preference"],
+    heading: "Standing orders for your Owls",
+    explain: "Not a move: how your Owls answer an ask for a card you hold, from now on, whoever’s turn it is. Change it at any time.",
+    now: (table) => {
+      const mine = (table.view.seats as Seat[]).find((seat) => seat.seat === table.me)?.owl_preference;
+      return mine ? `Now: ${NOW[mine] ?? mine.replace(/_/g, " ")}.` : null;
+    },
+  },
   verbs: {
     pick_up: "Pick up",
     ask: "Ask",

@@ -4,7 +4,7 @@
 import type { GameEvent, Schemas } from "../api";
 import { cardRow, cardView, packStack } from "../cards";
 import { h } from "../h";
-import { Who, Whose, handOf, who, type GameModule, type Table } from "./kit";
+import { Who, Whose, count, handOf, who, type GameModule, type Legal, type Table } from "./kit";
 
 type Public = Schemas["HistoryOfEnglandPublicView"];
 type Seat = Schemas["HistoryOfEnglandSeatView"] & { seat: number; name: string };
@@ -20,11 +20,11 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.pool > 0 ? packStack(pub.pool, `the pool, ${pub.pool} cards`, table.book.game) : null, h("span", null, `Pool: ${pub.pool}`)),
-      h("p", null, `Series ${pub.series}. ${pub.stage.replace(/_/g, " ")}${pub.turns_left !== undefined && pub.turns_left !== null ? `, ${pub.turns_left} turns left` : ""}.`),
+      h("div", { class: "pile" }, pub.pool > 0 ? packStack(pub.pool, `the pool, ${count(pub.pool, "card")}`, table.book.game) : null, h("span", null, `Pool: ${pub.pool}`)),
+      h("p", null, `Series ${pub.series}. ${pub.stage.replace(/_/g, " ")}${pub.turns_left !== undefined && pub.turns_left !== null ? `, ${count(pub.turns_left, "turn")} left` : ""}.`),
     ),
     last
-      ? h("p", { class: "last" }, `Last ask: ${Who(table, last.asker)} asked ${who(table, last.seat)} for ${table.book.name(last.card)}: ${ANSWERS[last.answer] ?? last.answer}${last.forfeited > 0 ? `, ${last.forfeited} cards forfeited` : ""}.`)
+      ? h("p", { class: "last" }, `Last ask: ${Who(table, last.asker)} asked ${who(table, last.seat)} for ${table.book.name(last.card)}: ${ANSWERS[last.answer] ?? last.answer}${last.forfeited > 0 ? `, ${count(last.forfeited, "card")} forfeited` : ""}.`)
       : null,
     pub.protected_crowns.length > 0 ? cardRow("Protected Crowns", pub.protected_crowns.map((card) => cardView(table.book, card, { note: "protected" }))) : null,
     h(
@@ -35,7 +35,7 @@ function board(table: Table) {
           "li",
           null,
           h("strong", null, seat.name),
-          ` ${seat.cards} cards${seat.points !== undefined ? `, ${seat.points} points` : ""}`,
+          ` ${count(seat.cards, "card")}${typeof seat.points === "number" ? `, ${count(seat.points, "point")}` : ""}`,
           seat.completed_sets && seat.completed_sets.length > 0 ? cardRow(`${seat.name}'s reigns`, seat.completed_sets.map((card) => cardView(table.book, card)), { fan: true }) : null,
           seat.hand ? cardRow(`${seat.name}'s hand, face up`, seat.hand.map((card) => cardView(table.book, card))) : null,
         ),
@@ -65,7 +65,7 @@ function narrate(event: GameEvent, table: Table): string | null {
       return "The cards were dealt.";
     case "asked": {
       const showing = Array.isArray(data.show) ? `, showing two cards` : "";
-      const answer = data.answer === "given" ? `${who(table, data.seat)} gave it` : data.answer === "refused" ? `${who(table, data.seat)} refused` : `${who(table, data.seat)} caught a bluff`;
+      const answer = data.answer === "given" ? `${who(table, data.seat)} gave it` : data.answer === "refused" ? `${who(table, data.seat)} refused` : `${who(table, data.seat)} caught a bluff${Array.isArray(data.forfeit) && data.forfeit.length > 0 ? ` and took ${count(data.forfeit.length, "card")} forfeited` : ""}`;
       return `${Who(table, data.asker)} asked ${who(table, data.seat)} for ${card(data.card)}${showing}: ${answer}.`;
     }
     case "drew":
@@ -79,9 +79,15 @@ function narrate(event: GameEvent, table: Table): string | null {
   }
 }
 
+function hint(action: Legal, table: Table): string | null {
+  if (action.type !== "pass") return null;
+  return (table.view.public as Public).pool > 0 ? "Ends your turn: you draw the top card of the pool and the next player asks." : "Ends your turn: the next player asks.";
+}
+
 export const england: GameModule = {
   board,
   hand,
   narrate,
+  hint,
   verbs: { ask: "Ask", pass: "Pass (end my turn)" },
 };

@@ -50,10 +50,24 @@ export interface GameModule {
   board(table: Table): Child;
   /** The seat's own cards (hand), with direct manipulation where legal. */
   hand(table: Table): Child;
-  /** An event of the log in plain words, or null for one not worth telling. */
-  narrate(event: GameEvent, table: Table): string | null;
+  /** An event of the log in plain words, or null for one not worth telling; `events` is the
+   * log so far, for a line that depends on what came before. */
+  narrate(event: GameEvent, table: Table, events?: GameEvent[]): string | null;
+  /** A choice's item (a player's name in a batting order) as the table shows it. */
+  itemName?(table: Table, item: string): string;
   /** Words for each action type's button. */
   verbs: Record<string, string>;
+  /** What a move will do, in one line ("Asks Bob for a Cuckoo"), shown as it is selected;
+   * `null` leaves the general wording of `describeMove`. */
+  hint?(action: Legal, table: Table): string | null;
+  /** Fetches whatever the story needs beyond the log before `narrate` runs over `events`
+   * (GOOGLY's ball-by-ball record, to name batter and bowler). */
+  prepare?(table: Table, events: GameEvent[]): Promise<void>;
+  /** Action types that are standing orders rather than this turn's move (British Birds'
+   * Owl preference), drawn apart with this heading and explanation. */
+  standing?: { types: string[]; heading: string; explain: string; now?: (table: Table) => string | null };
+  /** The game's own lines in the results panel: a sentence saying who won and on what. */
+  outcome?(table: Table): string | null;
 }
 
 /** The seat's name in a sentence. */
@@ -83,6 +97,22 @@ export function whose(table: Table, seat: unknown): string {
 export function Whose(table: Table, seat: unknown): string {
   const name = whose(table, seat);
   return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** A seat's name as a sentence's subject with its verb agreeing: "you have", "Bea has". */
+export function Subject(table: Table, seat: unknown, plain: string, third: string): string {
+  return `${Who(table, seat)} ${verb(table, seat, plain, third)}`;
+}
+
+/** Names joined as English lists them: "Ann", "Ann and Bea", "Ann, Bea and Cat". */
+export function list(names: string[]): string {
+  if (names.length <= 1) return names[0] ?? "";
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+/** "A steady bot", "An expert bot": the article a word takes, capitalised. */
+export function article(phrase: string): string {
+  return `${/^[aeiou]/i.test(phrase) ? "An" : "A"} ${phrase}`;
 }
 
 /** "1 card", "3 cards". */
@@ -155,6 +185,17 @@ export function verbFor(table: Table, action: Legal): string {
   return table.verbs[action.type] ?? action.type.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 }
 
+/** ", so Bea won" when the game ended with `seat`'s resignation or forfeit: the winners are
+ * the first group of the result's concession. */
+function soWon(table: Table, seat: unknown, endedBy: string): string {
+  const result = table.view.result as { ended_by?: unknown; seat?: unknown; concession?: { ranking?: unknown } } | null | undefined;
+  if (!result || result.ended_by !== endedBy || result.seat !== seat) return "";
+  const ranking = result.concession?.ranking;
+  const best = Array.isArray(ranking) && Array.isArray(ranking[0]) ? (ranking[0] as number[]) : [];
+  if (best.length === 0) return "";
+  return `, so ${list(best.map((winner) => who(table, winner)))} ${best.length > 1 ? "share the win" : "won"}`;
+}
+
 /** The table's own events (seats, clocks, bots, resignations), the same in every game. */
 export function narrateTable(event: GameEvent, table: Table): string | null {
   const data = event.data as Record<string, unknown>;
@@ -164,19 +205,19 @@ export function narrateTable(event: GameEvent, table: Table): string | null {
     case "table.seated":
       return `${String(data.name ?? "Someone")} took seat ${Number(data.seat) + 1}.`;
     case "table.resigned":
-      return `${Who(table, data.seat)} resigned.`;
+      return `${Who(table, data.seat)} resigned${soWon(table, data.seat, "resignation")}.`;
     case "table.aborted":
       return "The host called the game off.";
     case "table.abandoned":
       return "The game was abandoned.";
     case "table.timed_out":
-      return `${Who(table, data.seat)} ran out of time.`;
+      return `${Who(table, data.seat)} ran out of time${soWon(table, data.seat, "forfeit")}.`;
     case "table.vacation_began":
       return `${Who(table, data.seat)} went on vacation.`;
     case "table.vacation_ended":
       return `${Who(table, data.seat)} came back from vacation.`;
     case "table.bot_seated":
-      return `A ${String(data.level ?? "")} bot now plays seat ${Number(data.seat) + 1}.`;
+      return `${article(typeof data.level === "string" ? `${data.level} bot` : "bot")} now plays seat ${Number(data.seat) + 1}.`;
     case "table.bot_left":
       return `Seat ${Number(data.seat) + 1} is played by its player again.`;
     case "table.note":
@@ -184,4 +225,32 @@ export function narrateTable(event: GameEvent, table: Table): string | null {
     default:
       return null;
   }
+}
+
+/** The log in words, oldest first: each event as its game tells it, or as the table does. */
+export function storyLines(module: GameModule, table: Table, events: GameEvent[]): string[] {
+  return events
+    .map((event) => module.narrate(event, table, events) ?? narrateTable(event, table))
+    .filter((line): line is string => Boolean(line));
+}
+
+/** What a move will do, in one line: the game's own words if it has them, else the general
+ * wording of the actions every game shares (an ask, a card picked up or laid). */
+export function describeMove(module: GameModule, table: Table, action: Legal): string {
+  const own = module.hint?.(action, table);
+  if (own) return own;
+  const card = typeof action.card === "string" ? table.book.name(action.card) : null;
+  const seat = typeof action.seat === "number" ? (table.names[action.seat] ?? `seat ${action.seat + 1}`) : null;
+  const cards = Object.values(action).find((value): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string"));
+  if (action.type === "ask" && seat) {
+    const showing = cards ? `, showing ${list(cards.map((id) => table.book.name(id)))}` : isChooseIn(action) ? ", showing two of your cards of its set" : "";
+    return card ? `Asks ${seat} for ${card}${showing}.` : `Asks ${seat} for a card: pick which.`;
+  }
+  if (cards && cards.length > 0) return `${verbFor(table, action)}: ${list(cards.map((id) => table.book.name(id)))}.`;
+  if (card) return `${verbFor(table, action)}: ${card}.`;
+  return sentence(verbFor(table, action));
+}
+
+function isChooseIn(action: Legal): boolean {
+  return Object.values(action).some(isChoose);
 }

@@ -4,7 +4,7 @@
 import type { GameEvent, Schemas } from "../api";
 import { cardBack, cardRow, cardView, packStack } from "../cards";
 import { h } from "../h";
-import { Who, count, handOf, who, type GameModule, type Table } from "./kit";
+import { Who, count, handOf, list, who, type GameModule, type Legal, type Table } from "./kit";
 
 type Public = Schemas["GirlPublicView"];
 type Seat = Schemas["GirlSeatView"] & { seat: number; name: string };
@@ -18,7 +18,7 @@ function board(table: Table) {
     h(
       "div",
       { class: "centre" },
-      h("div", { class: "pile" }, pub.centre_pack > 0 ? packStack(pub.centre_pack, `the centre pack, ${pub.centre_pack} cards`, table.book.game) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
+      h("div", { class: "pile" }, pub.centre_pack > 0 ? packStack(pub.centre_pack, `the centre pack, ${count(pub.centre_pack, "card")}`, table.book.game) : null, h("span", null, `Centre pack: ${pub.centre_pack}`)),
       h("div", { class: "pile" }, exposed ? cardView(table.book, exposed.card, { note: "played for" }) : null, h("span", null, exposed ? `Played for, turned up by ${who(table, exposed.by)}` : "No trick under way")),
       h("div", { class: "pile" }, h("span", null, `Set aside: ${pub.set_aside}`)),
     ),
@@ -40,7 +40,7 @@ function board(table: Table) {
           "div",
           { class: "last" },
           h("h3", null, `Last trick, for ${table.book.name(last.heroine)}: ${last.winner !== null && last.winner !== undefined ? `${Who(table, last.winner)} won` : "nobody won"}`),
-          last.lays.map((lay, seat) => cardRow(`${table.names[seat] ?? ""} laid (${last.points[seat] ?? 0} points)`, lay.map((card) => cardView(table.book, card)))).map((row, seat) => h("div", null, h("span", null, `${table.names[seat] ?? ""}: ${last.points[seat] ?? 0} points`), row)),
+          last.lays.map((lay, seat) => cardRow(`${table.names[seat] ?? ""} laid (${count(last.points[seat] ?? 0, "point")})`, lay.map((card) => cardView(table.book, card)))).map((row, seat) => h("div", null, h("span", null, `${table.names[seat] ?? ""}: ${count(last.points[seat] ?? 0, "point")}`), row)),
         )
       : null,
   ];
@@ -85,9 +85,30 @@ function narrate(event: GameEvent, table: Table): string | null {
   }
 }
 
+/** What the selected move will do: the card played for is the view's `exposed`. */
+function hint(action: Legal, table: Table): string | null {
+  const exposed = (table.view.public as Public).exposed;
+  const forWhat = exposed ? ` to be played for ${table.book.name(exposed.card)}` : "";
+  switch (action.type) {
+    case "turn_up":
+      return "Turns up the top card of the centre pack: a trio or a joker goes to your hand, anything else is played for.";
+    case "expose":
+      return typeof action.card === "string" ? `Lays ${table.book.name(action.card)} from your hand to be played for; it does not count for you.` : null;
+    case "lay": {
+      const picked = table.picked.get("lay") ?? [];
+      return picked.length > 0 ? `Lays ${list(picked.map((id) => table.book.name(id)))} face down${forWhat}.` : `Pick the cards to lay face down${forWhat}.`;
+    }
+    case "pass":
+      return "Passes: you have no card to lay to be played for.";
+    default:
+      return null;
+  }
+}
+
 export const trio: GameModule = {
   board,
   hand,
   narrate,
+  hint,
   verbs: { turn_up: "Turn up a card", lay: "Lay", expose: "Lay it to be played for", pass: "Pass" },
 };

@@ -3,11 +3,35 @@
  * commitment, the chain, the verdict, and the log to download. */
 
 import { api, catalogGame, ok, type GameEvent, type GameView } from "../api";
-import { CardBook } from "../cards";
+import { CardBook, cardRow, cardView } from "../cards";
 import { h, replace } from "../h";
 import { errorBox, frame, gameName } from "../ui";
-import { narrateTable, type Table } from "../games/kit";
+import { storyLines, type Table } from "../games/kit";
 import { moduleFor } from "../games/modules";
+
+/** The private parts' fields in words ("laid" is GIRL's and CAR's face-down lay). */
+const PART_NAMES: Record<string, string> = { hand: "hand", laid: "face-down lay" };
+
+/** Every seat's hand once the game is over (the view's `revealed`), for players and
+ * spectators alike: each of a seat's fields that is a list of cards, as a row of cards. */
+function revealedHands(view: GameView, book: CardBook): HTMLElement | null {
+  if (!Array.isArray(view.revealed) || view.revealed.length === 0) return null;
+  return h(
+    "section",
+    { class: "revealed", "aria-labelledby": "revealed" },
+    h("h2", { id: "revealed" }, "Every hand"),
+    view.revealed.map((part, seat) => {
+      const name = view.seats[seat]?.name || `Seat ${seat + 1}`;
+      const rows = Object.entries(part ?? {})
+        .filter((entry): entry is [string, string[]] => Array.isArray(entry[1]) && entry[1].every((card) => typeof card === "string" && book.has(card)))
+        .map(([field, cards]) => {
+          const what = PART_NAMES[field] ?? field.replace(/_/g, " ");
+          return h("div", { class: "revealed-part" }, h("h4", null, `${name}’s ${what}`), cards.length > 0 ? cardRow(`${name}’s ${what}`, cards.map((card) => cardView(book, card))) : h("span", { class: "quiet" }, "no cards"));
+        });
+      return h("div", { class: "revealed-seat", "data-seat": seat }, h("h3", null, name), rows.length > 0 ? rows : h("p", { class: "quiet" }, "no cards"));
+    }),
+  );
+}
 
 function auditPanel(id: string): HTMLElement {
   const panel = h("section", { class: "audit", "aria-labelledby": "audit" }, h("h2", { id: "audit" }, "Audit"));
@@ -92,8 +116,10 @@ export async function replayPage(root: HTMLElement, params: Record<string, strin
     const view = (await ok(api.GET("/v1/games/{id}/state", { params: { path: { id }, query: { at } } }))) as GameView;
     if (shown !== at) return;
     const t = table(view);
-    replace(board, h("div", { "data-version": view.version }, module.board(t), view.you ? module.hand(t) : null));
-    replace(story, events.filter((event) => event.seq <= at).map((event) => module.narrate(event, t) ?? narrateTable(event, t)).filter((line): line is string => Boolean(line)).map((line) => h("li", null, line)));
+    replace(board, h("div", { "data-version": view.version }, module.board(t), view.you ? module.hand(t) : null, revealedHands(view, book)));
+    await module.prepare?.(t, events).catch(() => undefined);
+    if (shown !== at) return;
+    replace(story, storyLines(module, t, events.filter((event) => event.seq <= at)).map((line) => h("li", null, line)));
   };
   const step = (delta: number) => {
     slider.value = String(Math.min(Math.max(Number(slider.value) + delta, 0), latest.version));

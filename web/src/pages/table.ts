@@ -10,7 +10,9 @@ import { navigate } from "../router";
 import { setTitle } from "../notices";
 import { session } from "../session";
 import { busy, copyField, countdown, errorBox, frame, gameName, when } from "../ui";
-import { isChoose, narrateTable, pickedFor, verbFor, type GameModule, type Legal, type Move, type Table } from "../games/kit";
+import { cardAction, describeMove, isChoose, pickedFor, storyLines, verbFor, type GameModule, type Legal, type Move, type Table } from "../games/kit";
+import { howToPlay } from "../games/help";
+import { resultsPanel } from "../games/results";
 import { moduleFor } from "../games/modules";
 
 async function loadView(id: string): Promise<GameView> {
@@ -91,9 +93,11 @@ function mineShown(cards: Child): HTMLElement | null {
 /** Every legal action that is not a card to click: plain buttons, two-step asks, and
  * choices of names (a batting order) or of cards to show. */
 function actionPanel(table: Table, module: GameModule): HTMLElement | null {
-  if (table.legal.length === 0) return null;
+  const standing = new Set(module.standing?.types ?? []);
+  const legal = table.legal.filter((action) => !standing.has(action.type));
+  if (legal.length === 0) return null;
   const parts: Child[] = [];
-  const asks = table.legal.filter((action) => typeof action.seat === "number" && typeof action.card === "string");
+  const asks = legal.filter((action) => typeof action.seat === "number" && typeof action.card === "string");
   if (asks.length > 0) {
     const seats = [...new Set(asks.map((action) => action.seat as number))];
     parts.push(
@@ -102,7 +106,7 @@ function actionPanel(table: Table, module: GameModule): HTMLElement | null {
         { class: "ask-seat", role: "group", "aria-label": "Ask whom" },
         h("span", null, "Ask "),
         seats.map((seat) => {
-          const button = h("button", { type: "button", class: table.target === seat ? "selected" : "secondary", "aria-pressed": String(table.target === seat), "data-ask-seat": seat }, table.names[seat] ?? `Seat ${seat + 1}`);
+          const button = h("button", { type: "button", class: table.target === seat ? "selected" : "secondary", "aria-pressed": String(table.target === seat), "data-ask-seat": seat, "data-hint": describeMove(module, table, { type: "ask", seat }) }, table.names[seat] ?? `Seat ${seat + 1}`);
           button.addEventListener("click", () => {
             table.target = seat;
             table.targetCard = null;
@@ -166,7 +170,7 @@ function actionPanel(table: Table, module: GameModule): HTMLElement | null {
       }
     }
   }
-  for (const action of table.legal) {
+  for (const action of legal) {
     if (asks.includes(action) || typeof action.card === "string") continue;
     const fields = Object.entries(action).filter(([key]) => key !== "type");
     const choice = fields.find(([, value]) => isChoose(value));
@@ -182,7 +186,8 @@ function actionPanel(table: Table, module: GameModule): HTMLElement | null {
             h("span", null, `${verbFor(table, action)}: pick ${value.choose} in order`),
             value.from.map((item) => {
               const at = picked.indexOf(item);
-              const button = h("button", { type: "button", class: at >= 0 ? "selected" : "secondary", "aria-pressed": String(at >= 0) }, at >= 0 ? `${at + 1}. ${item}` : item);
+              const shown = module.itemName?.(table, item) ?? item;
+              const button = h("button", { type: "button", class: at >= 0 ? "selected" : "secondary", "aria-pressed": String(at >= 0) }, at >= 0 ? `${at + 1}. ${shown}` : shown);
               button.addEventListener("click", () => {
                 if (at >= 0) picked.splice(at, 1);
                 else if (picked.length < value.choose) picked.push(item);
@@ -198,13 +203,70 @@ function actionPanel(table: Table, module: GameModule): HTMLElement | null {
       parts.push(send);
       continue;
     }
-    const label = module.verbs[`${action.type}:${fields.map(([, value]) => String(value)).join(":")}`] ?? [verbFor(table, action), ...fields.map(([, value]) => String(value))].join(" ");
-    const button = h("button", { type: "button", "data-action": action.type }, label.replace(/_/g, " "));
-    button.addEventListener("click", () => table.act({ ...action } as Move));
-    parts.push(button);
+    parts.push(plainButton(table, module, action));
   }
   if (parts.length === 0) return null;
   return h("section", { class: "actions", "aria-label": "Your move" }, h("h2", null, "Your move"), ...parts);
+}
+
+/** A move with nothing to choose, as a button that says what it does when selected. */
+function plainButton(table: Table, module: GameModule, action: Legal): HTMLButtonElement {
+  const fields = Object.entries(action).filter(([key]) => key !== "type");
+  const label = module.verbs[`${action.type}:${fields.map(([, value]) => String(value)).join(":")}`] ?? [verbFor(table, action), ...fields.map(([, value]) => module.itemName?.(table, String(value)) ?? String(value))].join(" ");
+  const button = h("button", { type: "button", "data-action": action.type, "data-hint": describeMove(module, table, action) }, label.replace(/_/g, " "));
+  button.addEventListener("click", () => table.act({ ...action } as Move));
+  return button;
+}
+
+/** Standing orders (British Birds' Owl preference) apart from this turn's move: they are
+ * not a move, and a player who mistook one for "hand over" would give a card away. */
+function standingPanel(table: Table, module: GameModule): HTMLElement | null {
+  const standing = module.standing;
+  if (!standing) return null;
+  const orders = table.legal.filter((action) => standing.types.includes(action.type));
+  if (orders.length === 0) return null;
+  return h(
+    "fieldset",
+    { class: "standing-orders" },
+    h("legend", null, standing.heading),
+    h("p", { class: "quiet" }, standing.explain),
+    standing.now ? h("p", { class: "standing-now" }, standing.now(table)) : null,
+    orders.map((action) => plainButton(table, module, action)),
+  );
+}
+
+/** The hint line: what the move under the pointer or focus, or the one being put together,
+ * will do. Card buttons are the games' own (drawn by their modules), so the move behind one
+ * is found from its `data-card` and where it sits, not from a mark on the button. */
+function hintFor(table: Table, module: GameModule, target: Element | null): string | null {
+  const marked = target?.closest<HTMLElement>("[data-hint]");
+  if (marked?.dataset.hint) return marked.dataset.hint;
+  const card = target?.closest<HTMLElement>("[data-card]")?.dataset.card;
+  if (!card) return null;
+  if (target?.closest("[aria-label='Cards to ask for']") && table.target !== null) {
+    const ask = table.legal.find((action) => action.seat === table.target && action.card === card);
+    return ask ? describeMove(module, table, ask) : null;
+  }
+  const single = cardAction(table, card);
+  if (single) return describeMove(module, table, single);
+  const picking = table.legal.find((action) => !("seat" in action) && Object.values(action).some((value) => isChoose(value) && value.from.includes(card)));
+  if (!picking) return null;
+  const taken = table.picked.get(picking.type)?.includes(card);
+  const name = table.book.name(card);
+  return `${describeMove(module, table, picking)} ${taken ? `${name} is picked: choose it again to put it back.` : `Choose ${name} to add it.`}`;
+}
+
+/** The hint for what is already chosen: a player to ask, cards picked for a lay. */
+function selectionHint(table: Table, module: GameModule): string {
+  if (table.target !== null) {
+    const ask = table.legal.find((action) => action.seat === table.target && (table.targetCard === null || action.card === table.targetCard));
+    if (ask) return table.targetCard ? describeMove(module, table, ask) : describeMove(module, table, { type: ask.type, seat: ask.seat });
+  }
+  for (const [type, picked] of table.picked) {
+    const action = table.legal.find((candidate) => candidate.type === type);
+    if (action && picked.length > 0) return describeMove(module, table, action);
+  }
+  return "";
 }
 
 function seatControls(table: Table, id: string, status: HTMLElement, refresh: (view: GameView) => void): HTMLElement | null {
@@ -314,22 +376,6 @@ function managePanel(table: Table, id: string, status: HTMLElement, refresh: (vi
   );
 }
 
-function resultLine(table: Table): Child {
-  const result = table.view.result as Record<string, unknown> | null | undefined;
-  if (table.view.status !== "finished" || !result) return null;
-  if (result.ended_by === "abort") return h("p", { class: "result" }, "The game was called off.");
-  if (result.ended_by === "resignation" || result.ended_by === "forfeit") {
-    return h("p", { class: "result" }, `${table.names[result.seat as number] ?? "A player"} ${result.ended_by === "resignation" ? "resigned" : "forfeited"}: the game is over.`);
-  }
-  if (result.ended_by === "abandonment") return h("p", { class: "result" }, "The game was abandoned.");
-  const winners = Array.isArray(result.winners) ? (result.winners as number[]) : null;
-  if (winners) {
-    const names = winners.map((seat) => (seat === table.me ? "you" : (table.names[seat] ?? `seat ${seat + 1}`)));
-    return h("p", { class: "result" }, names.length === 0 ? "Nobody won." : `Won by ${names.join(" and ")}.`);
-  }
-  return null;
-}
-
 export async function tablePage(root: HTMLElement, params: Record<string, string>, signal: AbortSignal): Promise<void> {
   const id = params.id ?? "";
   const main = frame(root, "Table");
@@ -351,6 +397,16 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
   const book = new CardBook(catalog.cards, view.game);
   const story = h("ol", { class: "story", "aria-label": "What has happened", reversed: true });
   const events: GameEvent[] = [];
+  // The story shows the newest lines first, a page at a time: "Earlier" goes back a page,
+  // down to the deal.
+  const STORY_PAGE = 60;
+  let storyShown = STORY_PAGE;
+  const earlier = h("button", { type: "button", class: "secondary earlier", hidden: true }, "Earlier");
+  earlier.addEventListener("click", () => {
+    storyShown += STORY_PAGE;
+    tellStory();
+  });
+  const hint = h("p", { class: "move-hint", "aria-live": "polite" });
   const status = h("div", { "aria-live": "assertive" });
   const body = h("div", { class: "table-body", "data-version": -1 });
   const table: Table = {
@@ -368,22 +424,42 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
   };
   let lastVersion = -1;
 
-  const loadStory = async () => {
+  const tellStory = () => {
+    const lines = storyLines(module, table, events).reverse();
+    replace(story, lines.slice(0, storyShown).map((line) => h("li", null, line)));
+    earlier.hidden = lines.length <= storyShown;
+    earlier.textContent = `Earlier (${Math.min(STORY_PAGE, lines.length - storyShown)} more)`;
+    story.dataset.complete = String(lines.length <= storyShown);
+  };
+
+  // The log is read in pages from the last event already held. One reading at a time: two
+  // moves in quick succession would otherwise read the same page twice and tell it twice.
+  let reading: Promise<void> | null = null;
+  let readAgain = false;
+  const readLog = async () => {
     for (;;) {
       const after = events.length > 0 ? (events[events.length - 1]?.seq ?? 0) : 0;
       const page = await ok(api.GET("/v1/games/{id}/events", { params: { path: { id }, query: { after, limit: 1000 } } }));
-      events.push(...page.events);
+      events.push(...page.events.filter((event) => event.seq > after));
       if (page.events.length === 0 || page.next_after === undefined || page.next_after === null) break;
     }
-    replace(
-      story,
-      events
-        .map((event) => module.narrate(event, table) ?? narrateTable(event, table))
-        .filter((line): line is string => Boolean(line))
-        .reverse()
-        .slice(0, 60)
-        .map((line) => h("li", null, line)),
-    );
+    await module.prepare?.(table, events).catch(() => undefined);
+    tellStory();
+    // The results panel tells why the game ended from the log's last table events.
+    if (view.status === "finished") draw();
+  };
+  const loadStory = async (): Promise<void> => {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      do {
+        readAgain = false;
+        await readLog();
+      } while (readAgain);
+    })().finally(() => (reading = null));
+    return reading;
   };
 
   const draw = () => {
@@ -395,11 +471,12 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
     setTitle(`${mine ? "Your move · " : ""}${gameName(view.game)} — Parlour`);
     body.dataset.version = String(view.version);
     body.dataset.status = view.status;
+    hint.textContent = selectionHint(table, module);
     replace(
       body,
       claimPanel(view, id),
       h("h1", null, gameName(view.game), " ", h("span", { class: "quiet" }, view.status === "waiting" ? "waiting for players" : view.status === "finished" ? "finished" : mine ? "your move" : "")),
-      resultLine(table),
+      resultsPanel(table, module, events),
       view.deal_of
         ? h("p", { class: "match-link" }, h("a", { href: `/play/matches/${view.deal_of.match}`, "data-link": true, id: "match-link" }, `Deal ${view.deal_of.deal + 1} of a match: the standings`))
         : null,
@@ -408,11 +485,13 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
       // While the game waits for players nobody is shown a card, not even their own (the
       // server sends no hand), so there is no hand to draw.
       // My cards and my move together: on a phone they stay at the bottom of the screen.
-      h("div", { class: "dock" }, mineShown(view.status === "waiting" ? null : module.hand(table)), actionPanel(table, module)),
+      h("div", { class: "dock" }, mineShown(view.status === "waiting" ? null : module.hand(table)), actionPanel(table, module), hint),
+      standingPanel(table, module),
       status,
       seatControls(table, id, status, (next) => accept(next)),
       managePanel(table, id, status, (next) => accept(next), hosting),
-      h("section", { class: "story-panel" }, h("h2", null, "The story so far"), story),
+      howToPlay(view.game, gameName(view.game)),
+      h("section", { class: "story-panel" }, h("h2", null, "The story so far"), story, earlier),
       h(
         "section",
         { class: "share" },
@@ -458,6 +537,15 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
       delete body.dataset.sending;
     }
   };
+
+  // What the move under the pointer or the focus will do; leaving it shows again what the
+  // selection so far will do.
+  const pointAt = (event: Event) => {
+    const text = hintFor(table, module, event.target as Element | null);
+    hint.textContent = text ?? selectionHint(table, module);
+  };
+  body.addEventListener("mouseover", pointAt);
+  body.addEventListener("focusin", pointAt);
 
   main.append(body);
   accept(view);
