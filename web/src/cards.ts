@@ -190,23 +190,26 @@ function breakable(text: string): string {
 
 /** The face's parts as HTML: every line of text a `.card-text` element. */
 function faceParts(f: Face): Node[] {
+  // The face is for the eye; assistive technology reads the card's label, which names it in
+  // words, title first (the corner, tag, notes and the soft hyphens of a long title would
+  // only garble it).
   const parts: Node[] = [
-    h("span", { class: "card-top" }, h("span", { class: "card-text card-corner" }, f.corner), f.tag ? h("span", { class: "card-text card-tag" }, f.tag) : null),
+    h("span", { class: "card-top", "aria-hidden": "true" }, h("span", { class: "card-text card-corner" }, f.corner), f.tag ? h("span", { class: "card-text card-tag" }, f.tag) : null),
   ];
   if (f.trio) {
     parts.push(
-      h("span", { class: "card-text card-title" }, f.title),
+      h("span", { class: "card-text card-title", "aria-hidden": "true" }, f.title),
       h(
         "span",
-        { class: "trio-panel" },
+        { class: "trio-panel", "aria-hidden": "true" },
         f.trio.map((picture) => h("span", { class: "trio-line" }, h("span", { class: "card-text trio-points" }, String(picture.points)), picture.art, h("span", { class: "card-text trio-name" }, breakable(picture.name)))),
       ),
     );
     return parts;
   }
   if (f.art) parts.push(f.art);
-  parts.push(h("span", { class: "card-text card-title" }, breakable(f.title)));
-  for (const note of f.notes.filter(Boolean)) parts.push(h("span", { class: "card-text card-note" }, breakable(note)));
+  parts.push(h("span", { class: "card-text card-title", "aria-hidden": "true" }, breakable(f.title)));
+  for (const note of f.notes.filter(Boolean)) parts.push(h("span", { class: "card-text card-note", "aria-hidden": "true" }, breakable(note)));
   return parts;
 }
 
@@ -244,12 +247,16 @@ export function cardView(book: CardBook, id: string, options: { onPick?: () => v
   const label = book.describe(id) + (options.note ? ` (${options.note})` : "");
   let element: HTMLElement;
   if (options.onPick) {
-    element = h("button", { type: "button", class: `card${options.selected ? " selected" : ""}`, "data-card": id, "aria-pressed": options.selected ? "true" : "false", "aria-label": label, title: label });
+    // A button is named by its content: the label in words, for assistive technology only,
+    // beside a face drawn for the eye (hidden from it). An aria-label instead would have to
+    // hold every word drawn on the face to pass "label in name" (WCAG 2.5.3).
+    element = h("button", { type: "button", class: `card${options.selected ? " selected" : ""}`, "data-card": id, "aria-pressed": options.selected ? "true" : "false", title: label });
     element.addEventListener("click", options.onPick);
   } else {
     element = h("span", { class: "card", "data-card": id, role: "img", "aria-label": label, title: label });
   }
   dress(element, card, book.game);
+  if (options.onPick) element.append(h("span", { class: "sr-only" }, label));
   track(element, id);
   return element;
 }
@@ -274,5 +281,8 @@ export function describeCard(card: CardData, game = ""): string {
 
 /** A row of cards; a `fan` overlaps them like cards laid down on a table. */
 export function cardRow(label: string, children: HTMLElement[], options: { fan?: boolean } = {}): HTMLElement {
-  return h("div", { class: `card-row${options.fan && children.length > 1 ? " fan" : ""}`, role: "group", "aria-label": label }, children.length ? children : h("span", { class: "quiet" }, "none"));
+  // A row scrolls sideways when it is long: one of cards to pick is reached card by card
+  // with the keyboard; one of cards only to look at is itself made reachable, to scroll.
+  const pickable = children.some((child) => child.tagName === "BUTTON");
+  return h("div", { class: `card-row${options.fan && children.length > 1 ? " fan" : ""}`, role: "group", "aria-label": label, tabindex: pickable ? undefined : 0 }, children.length ? children : h("span", { class: "quiet" }, "none"));
 }

@@ -67,7 +67,7 @@ function inningsSheet(card: InningsSheet): HTMLElement {
  * screen, and the server's printed text (what a scorer would hand over) below them. */
 function scorecard(table: Table): HTMLElement {
   const tables = h("div", { class: "sheets" }, "…");
-  const pre = h("pre", { class: "scorecard", "aria-label": "Scorecard" }, "…");
+  const pre = h("pre", { class: "scorecard", "aria-label": "Scorecard", tabindex: 0 }, "…");
   let entry = scorecards.get(table.view.id);
   if (!entry || entry.version !== table.view.version) {
     entry = {

@@ -144,11 +144,9 @@ export function choiceAction(table: Table): { action: Legal; field: string; choi
 /** A hand of cards: each one pickable for a one-card action, or selectable for a choice. */
 export function handOf(table: Table, cards: string[], label = "Your hand"): HTMLElement {
   const choice = choiceAction(table);
-  return h(
-    "div",
-    { class: "card-row hand", role: "group", "aria-label": label },
+  const shown =
     cards.length === 0
-      ? h("span", { class: "quiet" }, "no cards")
+      ? [h("span", { class: "quiet" }, "no cards")]
       : cards.map((card) => {
           const single = cardAction(table, card);
           if (single) {
@@ -167,8 +165,10 @@ export function handOf(table: Table, cards: string[], label = "Your hand"): HTML
             });
           }
           return cardView(table.book, card);
-        }),
-  );
+        });
+  // A long hand scrolls sideways: with no card to pick, the row itself takes the keyboard.
+  const pickable = shown.some((card) => card.tagName === "BUTTON");
+  return h("div", { class: "card-row hand", role: "group", "aria-label": label, tabindex: pickable ? undefined : 0 }, shown);
 }
 
 /** The picks so far for one action type's choice. */

@@ -140,7 +140,7 @@ export function resultsPanel(table: Table, module: GameModule, events: GameEvent
   );
   return h(
     "section",
-    { class: "results", "aria-labelledby": "results-heading" },
+    { class: "results", "aria-labelledby": "results-heading", tabindex: 0 },
     h("h2", { id: "results-heading" }, "Result"),
     h("p", { class: "results-why", "data-ended-by": String(result.ended_by ?? "play") }, why(table, module, events)),
     cols.length > 0

@@ -95,7 +95,7 @@ export async function replayPage(root: HTMLElement, params: Record<string, strin
   const slider = h("input", { type: "range", id: "at", min: 0, max: latest.version, value: latest.version, "aria-label": "Point in the game" });
   const label = h("output", { for: "at", id: "at-label" });
   const board = h("section", { class: "board", "aria-live": "polite" });
-  const story = h("ol", { class: "story" });
+  const story = h("ol", { class: "story", "aria-label": "What had happened", tabindex: 0 });
   const table = (view: GameView): Table => ({
     view,
     book,

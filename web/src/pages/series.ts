@@ -14,7 +14,7 @@ interface Statistics { table: Standing[]; batting: Batting[]; bowling: Bowling[]
 function grid(caption: string, heads: string[], rows: (string | number)[][]): HTMLElement {
   return h(
     "table",
-    { class: "figures" },
+    { class: "figures", tabindex: 0 },
     h("caption", null, caption),
     h("thead", null, h("tr", null, heads.map((head) => h("th", { scope: "col" }, head)))),
     h("tbody", null, rows.map((row) => h("tr", null, row.map((cell) => h("td", null, String(cell)))))),

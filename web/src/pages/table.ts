@@ -395,7 +395,7 @@ export async function tablePage(root: HTMLElement, params: Record<string, string
   const module = moduleFor(view.game);
   const catalog = await catalogGame(view.game);
   const book = new CardBook(catalog.cards, view.game);
-  const story = h("ol", { class: "story", "aria-label": "What has happened", reversed: true });
+  const story = h("ol", { class: "story", "aria-label": "What has happened", reversed: true, tabindex: 0 });
   const events: GameEvent[] = [];
   // The story shows the newest lines first, a page at a time: "Earlier" goes back a page,
   // down to the deal.
