@@ -295,6 +295,17 @@ fn the_catalogue_lists_ninety_eight_cards_in_two_packs() {
 
 // --- The Teams and the seats -----------------------------------------------------------------
 
+/// The sheet fixes a match at three days of 17 overs (and three more of extra time) and gives
+/// no shorter game, so no option shortens it (`docs/rules/googly.md`, "A shorter game").
+#[test]
+fn there_is_no_shorter_game_an_option_for_fewer_overs_is_refused() {
+    assert_eq!((OVERS_PER_DAY, MATCH_OVERS, EXTRA_OVERS), (17, 51, 3));
+    for shorter in [json!({"overs": 20}), json!({"days": 1}), json!({"format": "short"})] {
+        assert!(serde_json::from_value::<Options>(shorter.clone()).is_err(), "{shorter}");
+    }
+    assert!(serde_json::from_value::<Options>(json!({"variant": "two_player"})).is_ok());
+}
+
 #[test]
 fn options_name_the_sides_and_missing_players_are_named_after_their_side() {
     let mut s = setup(2, None);
