@@ -36,13 +36,42 @@ export function frame(root: HTMLElement, title: string, ...content: Child[]): HT
   return main;
 }
 
+/** Refusals a player meets at a table, said as a person would say them. The server's own
+ * `detail` is written for developers (it names fields and codes); where a refusal has a plain
+ * meaning at the table, this is what the page says instead. */
+const PLAIN: Record<string, string> = {
+  "not-invited": "This invitation is not for you, or it was replaced or withdrawn: ask the host for a new link.",
+  "seat-taken": "Someone took that seat first.",
+  "seating-closed": "The seats can no longer change: every seat is taken and the cards are dealt.",
+  "not-host": "Only the game's host can do that.",
+  "not-your-seat": "Only the player in that seat can do that.",
+  "not-your-move": "It is not your move yet.",
+  conflict: "Someone moved at the same moment. The table is up to date now: try again.",
+  "version-mismatch": "The game moved on while you chose. The table is up to date now: try again.",
+  "game-not-found": "There is no such game: the link may be cut short or mistyped.",
+  "rate-limited": "That was a lot at once: wait a moment, then try again.",
+  "too-many-streams": "Too many Parlour pages are open on this device: close one and reload.",
+  unavailable: "Parlour can't reach its database just now: try again in a moment.",
+  "at-capacity": "Parlour is very busy just now: try again in a moment.",
+  internal: "Something went wrong on Parlour's side: try again, and tell the host of this server if it goes on.",
+};
+
+/** A server's text as a sentence: no code quotes, a capital and a full stop. */
+function sentence(text: string): string {
+  const plain = text.replace(/`/g, "").trim();
+  if (!plain) return plain;
+  const capital = plain.charAt(0).toUpperCase() + plain.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
 /** What went wrong, in words, for a person. */
 export function describe(error: unknown): string {
   if (error instanceof ApiError) {
-    const rule = typeof error.problem.rule === "string" ? ` (${error.problem.rule})` : "";
-    return `${error.message}${rule}`;
+    const code = String(error.problem.type ?? "").split("/").pop() ?? "";
+    return PLAIN[code] ?? sentence(error.message);
   }
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof TypeError) return "Parlour can't be reached: check the connection, then try again.";
+  return sentence(error instanceof Error ? error.message : String(error));
 }
 
 /** An alert box for an error, or nothing. */

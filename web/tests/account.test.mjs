@@ -233,6 +233,8 @@ test("the host manages a waiting table: its invitation links shown again, a new 
   await bea.goto(links[0]);
   await bea.getByRole("button", { name: /^Take seat/ }).click();
   await bea.locator(".error").waitFor();
+  // Said in plain words, not the server's developer's detail or its code.
+  assert.equal(await bea.locator(".error").innerText(), "This invitation is not for you, or it was replaced or withdrawn: ask the host for a new link.");
   await claim(bea, fresh);
   await ann.locator('[data-manage-seat="1"]').waitFor({ state: "detached" });
   // Seat 3 withdrawn: nobody may claim it, and it says so.
@@ -247,4 +249,18 @@ test("the host manages a waiting table: its invitation links shown again, a new 
   const view = await asPlayer(ann, "GET", `/v1/games/${id}`);
   assert.equal(view.status, "finished");
   assert.equal(view.result.ended_by, "abort");
+});
+
+test("the host gives the last empty seat of a waiting table to a bot, and the game begins", async () => {
+  const ann = await join(browser, "Joe");
+  const { id } = await host(ann, { game: "british-birds", players: 2, seats: ["me", "invitation"] });
+  await openTable(ann, id);
+  const seat2 = ann.locator('[data-manage-seat="1"]');
+  await seat2.getByLabel("Seat 2 bot level").selectOption("expert");
+  await seat2.getByRole("button", { name: "Give the seat to this bot" }).click();
+  await ann.locator('.table-body[data-status="active"]').waitFor();
+  const view = await asPlayer(ann, "GET", `/v1/games/${id}`);
+  assert.equal(view.status, "active");
+  assert.equal(view.seats[1].bot, "expert");
+  assert.equal(await ann.locator("section.manage").count(), 0);
 });

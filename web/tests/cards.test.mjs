@@ -132,7 +132,11 @@ test("GOOGLY's scorecard is tables that scroll sideways with the names and headi
   const page = await phoneTable("googly");
   const region = page.getByRole("region", { name: /batting/ }).first();
   await region.waitFor();
-  const kept = await region.evaluate((element) => {
+  // Found afresh inside one evaluation: the table may redraw between a locator finding the
+  // element and a later step using it (as the story's log finishes loading), and a detached
+  // element has no computed style.
+  const kept = await page.evaluate(() => {
+    const element = [...document.querySelectorAll('[role="region"]')].find((region) => /batting/.test(region.getAttribute("aria-label") ?? ""));
     const first = element.querySelector("tbody th");
     const head = element.querySelector("thead th");
     const before = first.getBoundingClientRect().left;
@@ -150,7 +154,8 @@ test("GOOGLY's scorecard is tables that scroll sideways with the names and headi
 test("no card moves for a reader who asks for reduced motion, and cards do move for others", async () => {
   const calm = await phoneTable("girl", { reducedMotion: "reduce" });
   const lively = await phoneTable("girl", { reducedMotion: "no-preference" });
-  const motion = (page) => page.locator(".card").first().evaluate((card) => { card.classList.add("fresh"); const style = getComputedStyle(card); return `${style.animationName} ${style.transitionDuration}`; });
+  // One evaluation finds the card and reads its style, so a redraw between cannot detach it.
+  const motion = (page) => page.evaluate(() => { const card = document.querySelector(".card"); card.classList.add("fresh"); const style = getComputedStyle(card); return `${style.animationName} ${style.transitionDuration}`; });
   assert.equal(await motion(calm), "none 0s");
   assert.notEqual(await motion(lively), "none 0s");
   await calm.context().close();

@@ -325,6 +325,26 @@ function managePanel(table: Table, id: string, status: HTMLElement, refresh: (vi
     b.addEventListener("click", () => void busy(b, status, work));
     return b;
   };
+  // An empty seat given to a bot of a chosen level: with every seat filled, the game begins.
+  const botChoice = (seat: number, make: typeof button) => {
+    const level = h(
+      "select",
+      { "aria-label": `Seat ${seat + 1} bot level` },
+      (["random", "steady", "expert"] as const).map((name) => h("option", { value: name, selected: name === "steady" }, `${name.charAt(0).toUpperCase()}${name.slice(1)} bot`)),
+    ) as HTMLSelectElement;
+    return h(
+      "p",
+      null,
+      level,
+      " ",
+      make("Give the seat to this bot", async () => {
+        const chosen = level.value as Schemas["SeatBot"]["level"];
+        await ok(api.PUT("/v1/games/{id}/seats/{seat}/bot", { params: { path: { id, seat } }, body: { level: chosen } }));
+        keepInvitationLink(id, seat, null);
+        refresh(await loadView(id));
+      }),
+    );
+  };
   const callOff = button(
     "Call the game off",
     async () => {
@@ -369,6 +389,7 @@ function managePanel(table: Table, id: string, status: HTMLElement, refresh: (vi
                     })
                   : null,
               ),
+              botChoice(seat.seat, button),
             ),
           ),
         ),
