@@ -93,9 +93,20 @@ async fn every_get_route_answers_head_with_the_same_status_and_headers_and_no_bo
             let got = send(&app, Method::GET, path, &token, encoding).await;
             let headed = send(&app, Method::HEAD, path, &token, encoding).await;
             assert_eq!(headed.status(), got.status(), "HEAD {path}");
-            assert_ne!(headed.status(), StatusCode::METHOD_NOT_ALLOWED, "HEAD {path}");
-            assert_eq!(headers_of(&headed), headers_of(&got), "HEAD {path} ({encoding})");
-            assert!(headed.bytes().await.unwrap().is_empty(), "HEAD {path} has a body");
+            assert_ne!(
+                headed.status(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "HEAD {path}"
+            );
+            assert_eq!(
+                headers_of(&headed),
+                headers_of(&got),
+                "HEAD {path} ({encoding})"
+            );
+            assert!(
+                headed.bytes().await.unwrap().is_empty(),
+                "HEAD {path} has a body"
+            );
         }
     }
 }
@@ -105,7 +116,10 @@ async fn a_head_of_a_stream_ends_at_once_and_a_head_where_there_is_no_get_is_405
     let app = spawn_app(Backend::Sqlite).await;
     let token = new_account(&app, "Ada").await;
     let (game, _) = app.create_game("girl", 2, None, json!({})).await;
-    for path in [format!("/v1/games/{game}/stream"), "/v1/me/stream".to_string()] {
+    for path in [
+        format!("/v1/games/{game}/stream"),
+        "/v1/me/stream".to_string(),
+    ] {
         let headed = send(&app, Method::HEAD, &path, &token, "identity").await;
         assert_eq!(headed.status(), StatusCode::OK, "{path}");
         assert_eq!(
@@ -153,12 +167,24 @@ async fn the_clients_files_go_compressed_as_accepted_each_form_with_its_own_etag
         let original = plain.bytes().await.unwrap().to_vec();
 
         let mut tags = vec![plain_tag.clone()];
-        for (accept, coding) in [("gzip", "gzip"), ("gzip, deflate, br", "br"), ("br;q=0, gzip", "gzip")] {
+        for (accept, coding) in [
+            ("gzip", "gzip"),
+            ("gzip, deflate, br", "br"),
+            ("br;q=0, gzip", "gzip"),
+        ] {
             let res = send(&app, Method::GET, path, "x", accept).await;
-            assert_eq!(res.headers().get("content-encoding").unwrap(), coding, "{path} {accept}");
+            assert_eq!(
+                res.headers().get("content-encoding").unwrap(),
+                coding,
+                "{path} {accept}"
+            );
             let tag = res.headers().get("etag").unwrap().clone();
             let body = res.bytes().await.unwrap().to_vec();
-            let decoded = if coding == "gzip" { gunzip(&body) } else { unbrotli(&body) };
+            let decoded = if coding == "gzip" {
+                gunzip(&body)
+            } else {
+                unbrotli(&body)
+            };
             assert_eq!(decoded, original, "{path} {accept}");
             assert!(body.len() < original.len(), "{path}: {coding} is smaller");
             if !tags.contains(&tag) {
@@ -184,14 +210,22 @@ async fn the_clients_files_go_compressed_as_accepted_each_form_with_its_own_etag
                 .unwrap();
             assert_eq!(other.status(), StatusCode::OK, "{path} {accept}");
         }
-        assert_eq!(tags.len(), 3, "{path}: identity, gzip and br each have a tag: {tags:?}");
+        assert_eq!(
+            tags.len(),
+            3,
+            "{path}: identity, gzip and br each have a tag: {tags:?}"
+        );
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_finds_the_icon_where_it_looks_and_where_the_page_names_it() {
     let app = spawn_app(Backend::Sqlite).await;
-    let page = send(&app, Method::GET, "/play", "x", "identity").await.text().await.unwrap();
+    let page = send(&app, Method::GET, "/play", "x", "identity")
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(page.contains(r#"<link rel="icon" href="/play/assets/icon.svg""#));
     for path in ["/favicon.ico", "/play/assets/icon.svg"] {
         let res = send(&app, Method::GET, path, "x", "identity").await;

@@ -243,14 +243,21 @@ async fn once_a_game_is_over_its_replay_shows_every_hand_to_everyone_and_never_b
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(replay["revealed"], json!(seen_then), "{replay}");
-    assert!(seen_then.iter().all(|part| part["hand"].as_array().is_some_and(|h| !h.is_empty())));
+    assert!(seen_then
+        .iter()
+        .all(|part| part["hand"].as_array().is_some_and(|h| !h.is_empty())));
     // And a player's too, and the final view.
     let (_, theirs) = app
-        .get(&format!("/v1/games/{id}/state?at={dealt_at}"), Some(&tokens[1]))
+        .get(
+            &format!("/v1/games/{id}/state?at={dealt_at}"),
+            Some(&tokens[1]),
+        )
         .await;
     assert_eq!(theirs["revealed"], json!(seen_then));
     assert_eq!(
-        app.view(&id, None).await["revealed"].as_array().map(Vec::len),
+        app.view(&id, None).await["revealed"]
+            .as_array()
+            .map(Vec::len),
         Some(3)
     );
 }

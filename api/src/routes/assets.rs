@@ -53,7 +53,11 @@ pub struct Asset {
 
 impl Asset {
     /// A file sent with this `Content-Type` and `Cache-Control`.
-    pub const fn new(body: &'static str, content_type: &'static str, cache_control: &'static str) -> Self {
+    pub const fn new(
+        body: &'static str,
+        content_type: &'static str,
+        cache_control: &'static str,
+    ) -> Self {
         Asset {
             body: body.as_bytes(),
             content_type,
@@ -84,7 +88,11 @@ impl Asset {
 
     /// The file in the coding the client prefers, or 304 when its copy is that one.
     /// `extra` headers go on both answers (a page's security policy, say).
-    pub fn serve(&self, req: &HttpRequest, extra: &[(header::HeaderName, &'static str)]) -> HttpResponse {
+    pub fn serve(
+        &self,
+        req: &HttpRequest,
+        extra: &[(header::HeaderName, &'static str)],
+    ) -> HttpResponse {
         let encoded = self.encoded();
         let accepted = req
             .headers()
@@ -189,11 +197,16 @@ mod tests {
 
     #[test]
     fn a_client_gets_brotli_or_gzip_only_when_it_accepts_them() {
-        assert_eq!(accepted_codings("gzip, deflate, br"), vec![Coding::Gzip, Coding::Brotli]);
+        assert_eq!(
+            accepted_codings("gzip, deflate, br"),
+            vec![Coding::Gzip, Coding::Brotli]
+        );
         assert_eq!(accepted_codings("br;q=0, gzip;q=0.5"), vec![Coding::Gzip]);
         assert_eq!(accepted_codings("GZIP;q=0.0"), vec![]);
         assert_eq!(accepted_codings("identity"), vec![]);
         assert_eq!(accepted_codings("*"), vec![Coding::Brotli, Coding::Gzip]);
+        assert_eq!(accepted_codings("br, gzip; q=0.0"), vec![Coding::Brotli]);
+        assert_eq!(accepted_codings("gzipped, brotli"), vec![]);
     }
 
     #[test]

@@ -15,7 +15,8 @@ use tokio::sync::{broadcast, watch};
 use super::seating::account_text;
 use super::*;
 use crate::dto::{
-    Asked, BotLevel, Inbox, InboxGame, InboxSeat, Notice, NoticeKind, NoticePage, OnTimeout, TimeoutTaken,
+    Asked, BotLevel, Inbox, InboxGame, InboxSeat, Notice, NoticeKind, NoticePage, OnTimeout,
+    TimeoutTaken,
 };
 use crate::store::FeedCursor;
 

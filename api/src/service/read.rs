@@ -256,11 +256,13 @@ pub(super) fn game_view(
     let revealed = (status_of(&loaded.sitting) == Status::Finished).then(|| {
         (0..view.seats.len())
             .filter_map(|i| u8::try_from(i).ok())
-            .map(|i| match sitting.rules.view(Viewer::Seat(Seat(i))).private {
-                Some(Value::Object(map)) => Value::Object(map),
-                Some(other) => json!({ "private": other }),
-                None => Value::Object(Map::new()),
-            })
+            .map(
+                |i| match sitting.rules.view(Viewer::Seat(Seat(i))).private {
+                    Some(Value::Object(map)) => Value::Object(map),
+                    Some(other) => json!({ "private": other }),
+                    None => Value::Object(Map::new()),
+                },
+            )
             .collect()
     });
     let seats = view

@@ -300,8 +300,15 @@ fn the_catalogue_lists_ninety_eight_cards_in_two_packs() {
 #[test]
 fn there_is_no_shorter_game_an_option_for_fewer_overs_is_refused() {
     assert_eq!((OVERS_PER_DAY, MATCH_OVERS, EXTRA_OVERS), (17, 51, 3));
-    for shorter in [json!({"overs": 20}), json!({"days": 1}), json!({"format": "short"})] {
-        assert!(serde_json::from_value::<Options>(shorter.clone()).is_err(), "{shorter}");
+    for shorter in [
+        json!({"overs": 20}),
+        json!({"days": 1}),
+        json!({"format": "short"}),
+    ] {
+        assert!(
+            serde_json::from_value::<Options>(shorter.clone()).is_err(),
+            "{shorter}"
+        );
     }
     assert!(serde_json::from_value::<Options>(json!({"variant": "two_player"})).is_ok());
 }
