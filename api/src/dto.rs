@@ -1118,6 +1118,25 @@ pub struct InboxGame {
     pub players: Vec<InboxSeat>,
     /// When the game was created: with `players`, what tells two games of one kind apart.
     pub created_at: DateTime<Utc>,
+    /// The last thing that happened: the log's last entry as everyone sees it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<InboxLast>,
+}
+
+/// The log's last entry, in an inbox row: its type and whose move made it are public in the
+/// log as everyone sees it (`GET /v1/games/{id}/events`), its data is not given here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct InboxLast {
+    /// Its position in the log (the game's `version`).
+    pub seq: u64,
+    /// The event type (`deal`, `lay`, `ball`, `table.seated`, ...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The seat whose move made it; absent for the deal and for table events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
+    /// When it was recorded.
+    pub at: DateTime<Utc>,
 }
 
 /// One seat of an inbox row.

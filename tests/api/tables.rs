@@ -558,6 +558,37 @@ async fn each_inbox_row_names_who_sits_where_and_when_the_game_was_made(app: Tes
     assert_eq!(seen_by_bea["players"][1], json!({"seat": 1, "name": "Bea"}));
     assert_eq!(seen_by_bea["players"][0], json!({"seat": 0, "name": "Ann"}));
     assert_eq!(seen_by_bea["created_at"], waiting["created_at"]);
+    // The last thing that happened, as the public log tells it (its type and whose move),
+    // and when: checked against the log's entry at that place (the bot may have moved on).
+    let told_as_logged = |row: &Value, log: &[Value]| {
+        let seq = row["last"]["seq"].as_u64().expect("a last entry") as usize;
+        let entry = &log[seq - 1];
+        assert_eq!(row["last"]["type"], entry["type"], "{row}");
+        assert_eq!(row["last"]["at"], entry["at"], "{row}");
+        assert_eq!(
+            row["last"].get("seat"),
+            entry.get("actor").filter(|a| !a.is_null())
+        );
+    };
+    told_as_logged(&seen_by_bea, &app.all_events(&id, None).await);
+    // At a table of two people (no bot to move on), the seat taken, then a move.
+    let two = id_of(&host(&app, &ann, json!([{"kind": "me"}, {"kind": "anyone"}])).await);
+    claimed(&app, &bea, &two, 1, json!({})).await;
+    let find = |rows: Vec<Value>| rows.into_iter().find(|r| r["id"] == two.as_str()).unwrap();
+    let seated = find(inbox(&app, &ann, "").await);
+    assert_eq!(seated["last"]["type"], "table.seated", "{seated}");
+    told_as_logged(&seated, &app.all_events(&two, None).await);
+    move_for_whoever_acts(&app, &two, &[ann.as_str(), bea.as_str()]).await;
+    let moved = find(inbox(&app, &bea, "").await);
+    assert_eq!(
+        moved["last"]["seq"],
+        seated["version"].as_u64().unwrap() + 1
+    );
+    assert!(
+        moved["last"].get("seat").is_some(),
+        "a move is someone's: {moved}"
+    );
+    told_as_logged(&moved, &app.all_events(&two, None).await);
 }
 
 async fn a_hosted_game_refuses_bad_seating_clearly_and_stores_nothing(app: TestApp) {

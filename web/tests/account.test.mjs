@@ -56,7 +56,9 @@ test("each inbox row names the other players and whose move it is, and a finishe
   await cy.goto(`${BASE}/play`);
   const title = await row.locator(".inbox-title").innerText();
   assert.match(title, /^GIRL with Di and .+$/, title);
-  assert.match(await row.locator(".inbox-meta").innerText(), /^started /);
+  // The last thing that happened, and when the game began.
+  const meta = await row.locator(".inbox-meta").innerText();
+  assert.match(meta, /^(.+ moved|A seat was taken|A bot took a seat|The cards were dealt), (just now|\d+ min ago)\. Started /, meta);
   const view = await asPlayer(cy, "GET", `/v1/games/${id}`);
   const badge = await row.locator(".badge").innerText();
   if (view.to_act.includes(0)) assert.equal(badge, "Your move");

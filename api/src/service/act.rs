@@ -172,6 +172,7 @@ impl Parlour {
                     self.attend(loaded).await;
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+                    loaded.last = LastEntry::of(&events).or(loaded.last.take());
                     self.publish_if_over(loaded).await;
                     let mut view = game_view(loaded, &loaded.sitting, version, caller);
                     view.receipt = Some(self.signer.sign(id, version, &loaded.head_hash));

@@ -103,6 +103,28 @@ pub(super) struct Loaded {
     pub(super) keeps_snapshots: bool,
     /// The version of the latest snapshot stored or being written (0: none).
     pub(super) snapshot_at: u64,
+    /// The log's last entry, as an inbox row tells it (`None` before the first).
+    pub(super) last: Option<LastEntry>,
+}
+
+/// What the log's last entry says in public: its type, whose move made it, and when. The
+/// redacted log shows every entry's type and actor to everyone, so nothing here is hidden.
+#[derive(Debug, Clone)]
+pub(super) struct LastEntry {
+    pub(super) kind: String,
+    pub(super) actor: Option<u8>,
+    pub(super) at: chrono::DateTime<chrono::Utc>,
+}
+
+impl LastEntry {
+    /// The last of `events`, if there are any.
+    pub(super) fn of(events: &[StoredEvent]) -> Option<LastEntry> {
+        events.last().map(|event| LastEntry {
+            kind: event.kind.clone(),
+            actor: event.actor,
+            at: event.at,
+        })
+    }
 }
 
 /// One game's place in memory. The mutex serialises this process's moves on the game; the
@@ -125,6 +147,7 @@ struct Restored {
     head_hash: String,
     /// The snapshot's version.
     snapshot_at: u64,
+    last: Option<LastEntry>,
 }
 
 /// How the cache is kept: its budget, and how often a long game is snapshotted.
@@ -268,6 +291,7 @@ impl Parlour {
                     head_hash: restored.head_hash,
                     keeps_snapshots,
                     snapshot_at: restored.snapshot_at,
+                    last: restored.last,
                 });
             }
         }
@@ -286,6 +310,7 @@ impl Parlour {
             head_hash,
             keeps_snapshots,
             snapshot_at: 0,
+            last: LastEntry::of(&events),
         })
     }
 
@@ -355,6 +380,8 @@ impl Parlour {
             version: snapshot.version + after.len() as u64,
             head_hash,
             snapshot_at: snapshot.version,
+            // The entry the snapshot was taken at is read too, so there is always a last.
+            last: LastEntry::of(&events),
         }))
     }
 
@@ -613,6 +640,7 @@ pub(super) fn catch_up(loaded: &mut Loaded, missing: Vec<StoredEvent>) -> Result
     if let Some(last) = missing.last() {
         loaded.version = last.seq;
         loaded.head_hash = last.hash.clone();
+        loaded.last = LastEntry::of(&missing);
     }
     Ok(())
 }

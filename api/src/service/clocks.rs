@@ -202,6 +202,7 @@ impl Parlour {
                     loaded.sitting = scratch;
                     loaded.version += events.len() as u64;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+                    loaded.last = LastEntry::of(&events).or(loaded.last.take());
                     self.publish_if_over(loaded).await;
                     match due {
                         Due::Reminder(_) => sweep.reminders += 1,

@@ -194,6 +194,7 @@ impl Parlour {
             head_hash: head_hash.clone(),
             keeps_snapshots: self.cache.snapshot_every > 0 && sitting_keeps_snapshots,
             snapshot_at: 0,
+            last: LastEntry::of(&events),
         };
         self.count_bytes(&slot, version);
         *slot.game.lock().await = Some(loaded);

@@ -15,8 +15,8 @@ use tokio::sync::{broadcast, watch};
 use super::seating::account_text;
 use super::*;
 use crate::dto::{
-    Asked, BotLevel, Inbox, InboxGame, InboxSeat, Notice, NoticeKind, NoticePage, OnTimeout,
-    TimeoutTaken,
+    Asked, BotLevel, Inbox, InboxGame, InboxLast, InboxSeat, Notice, NoticeKind, NoticePage,
+    OnTimeout, TimeoutTaken,
 };
 use crate::store::FeedCursor;
 
@@ -99,7 +99,13 @@ impl Parlour {
         for id in self.store.account_games(caller.account.id).await? {
             let row = match self
                 .with_game(id, |loaded| {
-                    inbox_row(&loaded.record, &loaded.sitting, loaded.version, &me)
+                    inbox_row(
+                        &loaded.record,
+                        &loaded.sitting,
+                        loaded.version,
+                        loaded.last.as_ref(),
+                        &me,
+                    )
                 })
                 .await
             {
@@ -127,8 +133,15 @@ impl Parlour {
     ) -> Result<Option<InboxGame>> {
         let at_head = self
             .with_game(id, |loaded| {
-                (loaded.version == version)
-                    .then(|| inbox_row(&loaded.record, &loaded.sitting, version, account))
+                (loaded.version == version).then(|| {
+                    inbox_row(
+                        &loaded.record,
+                        &loaded.sitting,
+                        version,
+                        loaded.last.as_ref(),
+                        account,
+                    )
+                })
             })
             .await?;
         if let Some(row) = at_head {
@@ -140,7 +153,14 @@ impl Parlour {
         let events = self.store.events(id, 0, Some(version)).await?;
         readable(&events)?;
         fold(&mut sitting, &events)?;
-        Ok(inbox_row(&record, &sitting, version, account))
+        let last = LastEntry::of(&events);
+        Ok(inbox_row(
+            &record,
+            &sitting,
+            version,
+            last.as_ref(),
+            account,
+        ))
     }
 
     /// The notices for `account` from the feed entries `commits` (in feed order): one per
@@ -509,6 +529,7 @@ fn inbox_row(
     record: &GameRecord,
     sitting: &Sitting,
     version: u64,
+    last: Option<&LastEntry>,
     account: &str,
 ) -> Option<InboxGame> {
     let seating = sitting.table.seating()?;
@@ -554,6 +575,12 @@ fn inbox_row(
         deal_of: super::matches::deal_of(sitting),
         players: seats_of(record, sitting),
         created_at: record.created_at,
+        last: last.map(|entry| InboxLast {
+            seq: version,
+            kind: entry.kind.clone(),
+            seat: entry.actor,
+            at: entry.at,
+        }),
     })
 }
 

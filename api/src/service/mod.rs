@@ -214,7 +214,7 @@ pub use cache::{
     DEFAULT_CACHE_BUDGET_BYTES, DEFAULT_SNAPSHOT_EVERY, ENTRY_BYTES, GAME_BASE_BYTES,
     SNAPSHOT_KEY_PURPOSE,
 };
-use cache::{open_sitting, Freshness, Loaded, Slot};
+use cache::{open_sitting, Freshness, LastEntry, Loaded, Slot};
 use create::Founding;
 use read::game_view;
 use seating::status_of;

@@ -69,6 +69,7 @@ impl Parlour {
                     self.attend(loaded).await;
                     loaded.version = version;
                     loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
+                    loaded.last = LastEntry::of(&events).or(loaded.last.take());
                     self.publish_if_over(loaded).await;
                     return Ok(version);
                 }

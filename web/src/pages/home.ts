@@ -1,7 +1,7 @@
 /** My games: the inbox, most urgent first, kept live by the account's stream. The tab's
  * title and (if allowed) a browser notification say when it is my move. */
 
-import { api, ok, persistently, tokenRefused, type InboxGame } from "../api";
+import { api, ok, persistently, serverNow, tokenRefused, type InboxGame } from "../api";
 import { setTitle, waitingFor } from "../notices";
 import { h, replace } from "../h";
 import { navigate } from "../router";
@@ -61,6 +61,51 @@ export function ending(game: InboxGame): string {
   return `Won by ${winners.map(name).join(" and ")}.`;
 }
 
+/** What a table entry says happened, without naming anyone (it has no seat of its own). */
+const AT_THE_TABLE: Record<string, string> = {
+  "table.hosted": "The table was opened",
+  "table.seat_offered": "A seat was offered",
+  "table.offer_withdrawn": "An offer was withdrawn",
+  "table.seated": "A seat was taken",
+  "table.bot_seated": "A bot took a seat",
+  "table.bot_left": "A player took a seat back from a bot",
+  "table.resigned": "A player resigned",
+  "table.abandoned": "The game was abandoned",
+  "table.aborted": "The game was called off",
+  "table.clock_set": "The clock was set",
+  "table.reminded": "A reminder was sent",
+  "table.timed_out": "A player ran out of time",
+  "table.vacation_began": "A player went on holiday",
+  "table.vacation_ended": "A player came back from holiday",
+  "table.match_deal": "A deal of the match began",
+  "table.note": "A note was added",
+};
+
+/** "3 min ago", "2 h ago", "4 d ago", on the server's time. */
+function ago(iso: string): string {
+  const seconds = Math.max(0, Math.floor((serverNow() - Date.parse(iso)) / 1000));
+  if (seconds < 60) return "just now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  return `${Math.floor(seconds / 86400)} d ago`;
+}
+
+/** The last thing that happened, in a few words: "Bea moved, 5 min ago". */
+function lastLine(game: InboxGame): string | null {
+  const last = game.last;
+  if (!last) return null;
+  let what: string;
+  if (last.seat !== undefined && last.seat !== null) {
+    const name = who(game, game.players[last.seat], last.seat);
+    what = name === "you" ? "You moved" : `${name.charAt(0).toUpperCase()}${name.slice(1)} moved`;
+  } else if (last.type === "deal") {
+    what = "The cards were dealt";
+  } else {
+    what = AT_THE_TABLE[last.type] ?? "The table changed";
+  }
+  return `${what}, ${ago(last.at)}.`;
+}
+
 function row(game: InboxGame): HTMLElement {
   const href = game.asked === "claim" && game.offered_seat !== undefined && game.offered_seat !== null ? `/play/games/${game.id}?seat=${game.offered_seat}` : `/play/games/${game.id}`;
   const finished = game.status === "finished";
@@ -73,7 +118,8 @@ function row(game: InboxGame): HTMLElement {
     h(
       "span",
       { class: "quiet inbox-meta" },
-      `started ${when(game.created_at)}`,
+      lastLine(game) ? `${lastLine(game)} ` : null,
+      `Started ${when(game.created_at)}`,
       game.host ? " · you host" : null,
       game.deal_of ? " · " : null,
       game.deal_of ? h("a", { href: `/play/matches/${game.deal_of.match}`, "data-link": true }, `deal ${game.deal_of.deal + 1} of a match`) : null,
