@@ -5,7 +5,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { BASE, host, join, launch, move, hasMove, shot } from "./helpers.mjs";
+import { BASE, asPlayer, host, join, launch, move, hasMove, shot } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -57,6 +57,12 @@ for (const [size, viewport] of [["desktop", undefined], ["phone", PHONE]]) {
     await ann.goto(`${BASE}/play/googly/series`);
     await ann.locator("main").waitFor();
     await clean(ann, `series-${size}`);
+    // A match's page: its standings and deals.
+    const { id } = await host(ann, { game: "girl", players: 2, seats: ["me", "bot:steady"], match: 3 });
+    const dealt = await asPlayer(ann, "GET", `/v1/games/${id}`);
+    await ann.goto(`${BASE}/play/matches/${dealt.deal_of.match}`);
+    await ann.locator(".standings tbody tr").first().waitFor();
+    await clean(ann, `match-${size}`);
   });
 
   for (const [game, players] of [["girl", 3], ["car", 3], ["british-birds", 3], ["history-of-england", 3], ["googly", 2]]) {
