@@ -234,3 +234,22 @@ async fn a_browser_finds_the_icon_where_it_looks_and_where_the_page_names_it() {
         assert!(res.text().await.unwrap().starts_with("<svg"));
     }
 }
+
+/// The budget issue 37 set for a phone's first visit: the page, its script, style and icon,
+/// as a browser that accepts brotli is sent them, under 150 kB together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_load_of_play_is_under_150_kb_compressed() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let mut total = 0;
+    for path in [
+        "/play",
+        "/play/assets/play.js",
+        "/play/assets/play.css",
+        "/play/assets/icon.svg",
+    ] {
+        let res = send(&app, Method::GET, path, "x", "br, gzip").await;
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        total += res.bytes().await.unwrap().len();
+    }
+    assert!(total < 150_000, "the first load is {total} bytes");
+}
