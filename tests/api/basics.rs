@@ -143,7 +143,8 @@ async fn the_docs_assets_are_sent_gzipped_to_a_client_that_accepts_it() {
         let res = app
             .client
             .get(format!("{}{path}", app.address))
-            .header("accept-encoding", "gzip, br")
+            // A client that takes brotli too is sent brotli (`assets::*`); this one only gzip.
+            .header("accept-encoding", "gzip")
             .send()
             .await
             .unwrap();
