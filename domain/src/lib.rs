@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bot_kit;
 pub mod bots;
 pub mod british_birds;
 pub mod catalog;
@@ -21,7 +22,7 @@ pub mod history_of_england;
 pub mod matches;
 pub mod playout;
 pub mod table_events;
-pub mod trio;
+pub mod tricks;
 
 pub use chance::{Chance, Seed, Shuffled};
 pub use engine::{

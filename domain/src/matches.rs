@@ -52,73 +52,92 @@ pub enum BadTarget {
     /// Out of range.
     #[error("{0}")]
     OutOfRange(String),
-    /// The game plays no matches.
-    #[error("{0} has no matches")]
-    NoMatches(String),
 }
 
-/// Whether the deal passes to the left from one deal to the next. Every sheet but GOOGLY's
-/// names a dealer ("Choose a dealer", "the player on the dealer's left begins"); a GOOGLY
-/// match begins with a toss instead, and its sides keep their seats.
-pub fn deal_rotates(game: &str) -> bool {
-    game != "googly"
+/// How a game's matches are played, from its sheet; each game's catalogue entry says which
+/// (`catalog::Entry::matches`), so a game cannot be offered without one.
+#[derive(Debug, Clone, Copy)]
+pub enum MatchRule {
+    /// The first to a points total wins, and the deal passes to the left from one deal to the
+    /// next (the sheet names a dealer: "Choose a dealer", "the player on the dealer's left
+    /// begins"); `default` is the total for a table of so many players.
+    Points {
+        /// The total a match plays to unless its creator sets another.
+        default: fn(usize) -> u32,
+    },
+    /// A series of games, the most points winning, the sides keeping their seats (a GOOGLY
+    /// match begins with a toss instead of a deal); `default` games unless set.
+    Series {
+        /// How many games a series has unless its creator sets another.
+        default: u32,
+    },
 }
 
-/// The target a match plays to unless its creator sets another, from the sheets:
-/// - GIRL and The CAR Game: "For 4 players to reach 50 points will require about 6 or 7
-///   games. For 2 players, 100 points will require about the same number of games." A deal
-///   shares out about the same number of cards whatever the table, so a player's share goes
-///   as 1/n: 200/n, to the nearest 5, keeps "about the same number of games" for 3 (65) and
-///   5 (40) too;
-/// - British Birds, rule 10: "The winner is the first to score a total of 50 points";
-/// - History of England, "a longer game": "The first player to score 50 points";
-/// - GOOGLY: a series of three matches (the sheet names no length; three is the shortest
-///   series a side can win two to one).
-pub fn default_target(game: &str, players: usize) -> Result<Target, BadTarget> {
-    let points = |points| Ok(Target::Points { points });
-    match game {
-        "girl" | "car" => {
-            let n = u32::try_from(players.max(1)).unwrap_or(u32::MAX);
-            points(((200 + n * 5 / 2) / n) / 5 * 5)
-        }
-        "british-birds" | "history-of-england" => points(50),
-        "googly" => Ok(Target::Deals { deals: 3 }),
-        other => Err(BadTarget::NoMatches(other.to_string())),
+/// GIRL's and The CAR Game's target: "For 4 players to reach 50 points will require about 6
+/// or 7 games. For 2 players, 100 points will require about the same number of games." A deal
+/// shares out about the same number of cards whatever the table, so a player's share goes as
+/// 1/n: 200/n, to the nearest 5, keeps "about the same number of games" for 3 (65) and 5 (40)
+/// too.
+pub fn points_shared_out(players: usize) -> u32 {
+    let n = u32::try_from(players.max(1)).unwrap_or(u32::MAX);
+    ((200 + n * 5 / 2) / n) / 5 * 5
+}
+
+/// British Birds' target, rule 10: "The winner is the first to score a total of 50 points";
+/// and History of England's, "a longer game": "The first player to score 50 points".
+pub fn fifty_points(_players: usize) -> u32 {
+    50
+}
+
+/// GOOGLY's series: three matches (the sheet names no length; three is the shortest series a
+/// side can win two to one).
+pub const GOOGLY_SERIES: u32 = 3;
+
+impl MatchRule {
+    /// Whether the deal passes to the left from one deal to the next.
+    pub fn deal_rotates(self) -> bool {
+        matches!(self, MatchRule::Points { .. })
     }
-}
 
-/// Checks a creator's target for `game`.
-pub fn check_target(game: &str, target: Target) -> Result<Target, BadTarget> {
-    match (game, target) {
-        ("googly", Target::Deals { deals }) => {
-            if (1..=MAX_SERIES).contains(&deals) {
-                Ok(target)
-            } else {
-                Err(BadTarget::OutOfRange(format!(
-                    "a series has 1 to {MAX_SERIES} matches, not {deals}"
-                )))
-            }
+    /// The target a match of `players` plays to unless its creator sets another.
+    pub fn default_target(self, players: usize) -> Target {
+        match self {
+            MatchRule::Points { default } => Target::Points {
+                points: default(players),
+            },
+            MatchRule::Series { default } => Target::Deals { deals: default },
         }
-        ("googly", Target::Points { .. }) => Err(BadTarget::WrongKind {
-            game: game.into(),
-            wanted: "a number of matches ({\"kind\": \"deals\", \"deals\": n})",
-        }),
-        (_, Target::Points { points }) => {
-            default_target(game, 2)?;
-            if (1..=MAX_POINTS).contains(&points) {
-                Ok(target)
-            } else {
-                Err(BadTarget::OutOfRange(format!(
-                    "a match is played to 1 to {MAX_POINTS} points, not {points}"
-                )))
+    }
+
+    /// Checks a creator's target for a match of `game`, played under this rule.
+    pub fn check_target(self, game: &str, target: Target) -> Result<Target, BadTarget> {
+        match (self, target) {
+            (MatchRule::Series { .. }, Target::Deals { deals }) => {
+                if (1..=MAX_SERIES).contains(&deals) {
+                    Ok(target)
+                } else {
+                    Err(BadTarget::OutOfRange(format!(
+                        "a series has 1 to {MAX_SERIES} matches, not {deals}"
+                    )))
+                }
             }
-        }
-        (_, Target::Deals { .. }) => {
-            default_target(game, 2)?;
-            Err(BadTarget::WrongKind {
+            (MatchRule::Series { .. }, Target::Points { .. }) => Err(BadTarget::WrongKind {
+                game: game.into(),
+                wanted: "a number of matches ({\"kind\": \"deals\", \"deals\": n})",
+            }),
+            (MatchRule::Points { .. }, Target::Points { points }) => {
+                if (1..=MAX_POINTS).contains(&points) {
+                    Ok(target)
+                } else {
+                    Err(BadTarget::OutOfRange(format!(
+                        "a match is played to 1 to {MAX_POINTS} points, not {points}"
+                    )))
+                }
+            }
+            (MatchRule::Points { .. }, Target::Deals { .. }) => Err(BadTarget::WrongKind {
                 game: game.into(),
                 wanted: "a points total ({\"kind\": \"points\", \"points\": n})",
-            })
+            }),
         }
     }
 }
@@ -273,6 +292,18 @@ mod tests {
         Target::Points { points }
     }
 
+    fn rule(game: &str) -> MatchRule {
+        crate::catalog::entry(game).unwrap().matches
+    }
+
+    fn default_target(game: &str, players: usize) -> Option<Target> {
+        Some(rule(game).default_target(players))
+    }
+
+    fn check_target(game: &str, target: Target) -> Result<Target, BadTarget> {
+        rule(game).check_target(game, target)
+    }
+
     #[test]
     fn the_trick_games_default_to_the_sheets_figures_and_scale_between_them() {
         let targets: Vec<Target> = (2..=5)
@@ -295,7 +326,7 @@ mod tests {
         assert!(check_target("girl", to(0)).is_err());
         assert!(check_target("girl", to(MAX_POINTS + 1)).is_err());
         assert!(check_target("googly", Target::Deals { deals: 0 }).is_err());
-        assert!(check_target("chess", to(10)).is_err());
+        assert!(crate::catalog::entry("chess").is_none());
         assert_eq!(check_target("british-birds", to(20)), Ok(to(20)));
     }
 

@@ -973,7 +973,7 @@ mod tests {
         }
     }
 
-    static GIRL: crate::engine::EngineOf<crate::trio::GirlGame> = crate::engine::EngineOf::new();
+    static GIRL: crate::engine::EngineOf<crate::tricks::GirlGame> = crate::engine::EngineOf::new();
 
     #[test]
     fn the_check_reports_a_default_out_of_turn_a_template_a_refused_default_and_a_bad_ranking() {

@@ -39,7 +39,7 @@ use parlour_domain::engine::{outcome_json, parse_recorded, record, view_json, En
 use parlour_domain::googly::Googly;
 use parlour_domain::history_of_england::HistoryOfEngland;
 use parlour_domain::playout::{card_ids, instantiate, mentioned_cards};
-use parlour_domain::trio::{CarGame, GirlGame};
+use parlour_domain::tricks::{CarGame, GirlGame};
 use parlour_domain::{
     Chance, Engine, Game, Player, Recorded, Refused, Seat, Seed, Setup, Table, Viewer,
     RULES_VERSION,

@@ -12,7 +12,7 @@
 
 use parlour_domain::game::{Game, Player, Setup, FIRST_RULES_VERSION, RULES_VERSION};
 use parlour_domain::playout::random_playout;
-use parlour_domain::trio::{CarGame, GirlGame, TrioOptions};
+use parlour_domain::tricks::{CarGame, GirlGame, TrioOptions};
 
 /// Seeds per theme and player count: 200 (1,600 games) takes a few seconds with the test
 /// profile's optimisation.

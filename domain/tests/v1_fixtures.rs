@@ -12,7 +12,7 @@ use parlour_domain::british_birds::BritishBirds;
 use parlour_domain::engine::{parse_recorded, record, Recorded};
 use parlour_domain::googly::Googly;
 use parlour_domain::history_of_england::HistoryOfEngland;
-use parlour_domain::trio::{CarGame, GirlGame};
+use parlour_domain::tricks::{CarGame, GirlGame};
 use parlour_domain::{catalog, Game, Player, Seat, Viewer, FIRST_RULES_VERSION};
 use serde_json::{Map, Value};
 

@@ -134,8 +134,8 @@ pub(super) fn deal_of(sitting: &Sitting) -> Option<crate::dto::MatchDealData> {
     })
 }
 
-fn internal(error: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Internal(error.to_string())
+fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ServiceError {
+    Fault::new("a match could not be recorded", error).into()
 }
 
 /// Deal `deal`'s seed, from the creator's match seed, by `derivation` (`key`: the server's
@@ -246,9 +246,12 @@ impl Parlour {
             (None, Some(seats)) => seats.len(),
             _ => return Err(neither()),
         };
+        let rule = catalog::entry(&game)
+            .ok_or_else(|| ServiceError::UnknownGame(game.clone()))?
+            .matches;
         let target = match request.target {
-            Some(target) => matches::check_target(&game, target.into()),
-            None => matches::default_target(&game, count),
+            Some(target) => rule.check_target(&game, target.into()),
+            None => Ok(rule.default_target(count)),
         }
         .map_err(|e| ServiceError::Setup(SetupError::Options(e.to_string())))?;
         let options = request
@@ -469,7 +472,7 @@ impl Parlour {
         let mut deals = Vec::with_capacity(read.deals.len());
         let mut failures = Vec::new();
         let first_players = read.deals.first().map(|d| d.players.len()).unwrap_or(0);
-        let rotates = matches::deal_rotates(&read.row.game);
+        let rotates = deal_rotates(&read.row.game);
         for deal in &read.deals {
             let audit = self.audit(deal.game).await?;
             let linked = deal
@@ -526,7 +529,7 @@ impl Parlour {
             .ok_or(ServiceError::MatchNotFound(id))?;
         let record: MatchRecord = serde_json::from_value(row.record.clone())
             .map_err(|e| internal(format!("match {id} cannot be read: {e}")))?;
-        let rotates = matches::deal_rotates(&row.game);
+        let rotates = deal_rotates(&row.game);
         let mut deals: Vec<Deal> = Vec::new();
         for deal in 0..matches::MAX_DEALS {
             let game = deal_id(id, deal);
@@ -659,7 +662,7 @@ fn token_deal(
     link: TableEvent,
     bots: &[Option<parlour_domain::bots::Level>],
 ) -> Result<Founding> {
-    let rotates = matches::deal_rotates(game);
+    let rotates = deal_rotates(game);
     let n = players.len();
     let mut table = vec![link];
     let mut seated = Vec::with_capacity(n);
@@ -717,7 +720,7 @@ fn hosted_deal(
     id: Uuid,
     link: TableEvent,
 ) -> Result<Founding> {
-    let rotates = matches::deal_rotates(game);
+    let rotates = deal_rotates(game);
     let n = last.players.len();
     let mut table = vec![
         link,
@@ -780,10 +783,16 @@ fn hosted_deal(
     })
 }
 
+/// Whether `game`'s deal passes to the left from one deal to the next (its catalogue entry's
+/// match rule; every stored match is of a catalogued game).
+fn deal_rotates(game: &str) -> bool {
+    catalog::entry(game).is_some_and(|entry| entry.matches.deal_rotates())
+}
+
 /// The match as its view shows it.
 fn view_of(read: &Read) -> MatchView {
     let game = &read.row.game;
-    let rotates = matches::deal_rotates(game);
+    let rotates = deal_rotates(game);
     let latest = read.deals.last();
     let names: Vec<String> = match latest.and_then(|d| d.sides.clone()) {
         Some(sides) => sides,

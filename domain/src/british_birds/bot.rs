@@ -9,7 +9,7 @@
 //!   of 5 cards ... he lays them"); it picks up when no ask is promising. It remembers what the
 //!   log shows: every card picked up or handed over, every "not held" and every Owl. Rule 7's
 //!   Owl it keeps for the card that would complete the asker's set (or one of its own four).
-//! - `expert` searches ([`crate::bots::search`]) `steady`'s move against the most useful
+//! - `expert` searches ([`crate::bot_kit::search`]) `steady`'s move against the most useful
 //!   pick-up and the most promising asks (or, when asked, Owl against hand over) over samples
 //!   of the hidden hands and the pack.
 
@@ -20,9 +20,17 @@ use super::{
     best_pick_up, usefulness, Action, BirdSet, BritishBirds, Card, Event, OwlPreference, Phase,
     State,
 };
-use crate::bots::search::{search_remembering, share_of_first, Playouts};
-use crate::bots::{below, kind, seat_at, shuffle, uniform, Level, LevelBot, Rng, Seen};
+use crate::bot_kit::search::{search_remembering, share_of_first, Playouts};
+use crate::bot_kit::{below, kind, seat_at, shuffle, uniform, Budget, Level, LevelBot, Rng, Seen};
 use crate::game::{Game, Seat};
+
+/// `expert`'s search budget in British Birds unless one is set: chosen so that a move takes well
+/// under a second in a release build on a 2-core machine (the measured times are in
+/// `docs/bots.md`).
+pub const BUDGET: Budget = Budget {
+    determinizations: 24,
+    playouts: 60,
+};
 
 /// The move of `bot` for the seat that saw `seen`.
 pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value> {
@@ -42,7 +50,7 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
     }
     let record = table.record();
     let sample = |rng: &mut Rng| table.determinize(rng).map(|state| (state, record.clone()));
-    let budget = bot.budget_for(seen.game());
+    let budget = bot.budget_or(BUDGET);
     let chosen = search_remembering::<Playout>(
         sample,
         &table.candidates(&steady),

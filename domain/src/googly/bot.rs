@@ -27,7 +27,7 @@
 
 use serde_json::{json, Value};
 
-use crate::bots::{kind, seat_at, uniform, unit, Level, LevelBot, Rng, Seen};
+use crate::bot_kit::{kind, seat_at, uniform, unit, Level, LevelBot, Rng, Seen};
 use crate::game::Seat;
 
 /// Runs a side makes in an over, on average: 5 balls in 6 score, 3.2 runs each.

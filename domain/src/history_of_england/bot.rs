@@ -11,7 +11,7 @@
 //!   it is nearest to completing ("the object of the game is to complete as many sets as
 //!   possible"), from the player known (or likeliest) to hold them, and only honest Crown asks.
 //!   Once "all hands are exposed" it asks the holder directly.
-//! - `expert` searches ([`crate::bots::search`]) the honest asks (one target per card, and
+//! - `expert` searches ([`crate::bot_kit::search`]) the honest asks (one target per card, and
 //!   every honest Crown claim of every player who may hold the Crown) over samples of the
 //!   hidden hands and the pool, each playout played on until every Crown is won. Face up it
 //!   plays for the hand it ends with ([`collect`]), searching the one state the table shows.
@@ -24,11 +24,19 @@ use super::deck::PACK_SIZE;
 use super::{
     bit, bits, Action, Answer, Card, Event, HistoryOfEngland, Pack, Stage, State, MAX_PLAYERS,
 };
-use crate::bots::search::{search_remembering, share_of_first, Playouts};
-use crate::bots::{
+use crate::bot_kit::search::{search_remembering, share_of_first, Playouts};
+use crate::bot_kit::{
     below, choice, fill, kind, seat_at, shuffle, unit, weighted, Budget, Level, LevelBot, Rng, Seen,
 };
 use crate::game::Seat;
+
+/// `expert`'s search budget in History of England (its playouts run to hundreds of asks) unless one is set: chosen so that a move takes well
+/// under a second in a release build on a 2-core machine (the measured times are in
+/// `docs/bots.md`).
+pub const BUDGET: Budget = Budget {
+    determinizations: 16,
+    playouts: 48,
+};
 
 /// The move of `bot` for the seat that saw `seen`.
 pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value> {
@@ -58,7 +66,7 @@ pub(crate) fn choose(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value>
             playouts: candidates.len(),
         }
     } else {
-        bot.budget_for(seen.game())
+        bot.budget_or(BUDGET)
     };
     let chosen =
         search_remembering::<Playout>(sample, &candidates, table.me, budget, bot.time_up, rng)

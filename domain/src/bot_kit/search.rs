@@ -19,7 +19,7 @@
 //! vote on the whole rounds they played; with none, the game's best guess (`steady`'s move) is
 //! played.
 
-use crate::bots::{below, Budget, Rng, TimeUp};
+use crate::bot_kit::{below, Budget, Rng, TimeUp};
 use crate::chance::{Chance, Seed};
 use crate::game::{Game, Seat};
 

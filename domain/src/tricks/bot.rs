@@ -9,7 +9,7 @@
 //!   rises with the number of players laying against her, and is "likely to be beaten" when
 //!   some player is known (from the cards she has seen go into that hand: turned up, or
 //!   returned to it after a trick) to hold a better three.
-//! - `expert` searches ([`crate::bots::search`]) the lays `steady` weighs (the best three, the
+//! - `expert` searches ([`crate::bot_kit::search`]) the lays `steady` weighs (the best three, the
 //!   cheapest three, the best three keeping the jokers back) and, once the centre pack is used
 //!   up, every HEROINE she may lay, over samples of the hidden hands and the centre pack.
 
@@ -19,9 +19,19 @@ use super::cards::{heroine_of, is_won_for, points};
 use super::{
     cheapest_lay, Action, Card, CardSet, Phase, State, Theme, Trick, Trio, LAY, MAX_PLAYERS, PACK,
 };
-use crate::bots::search::{search, share_of_first, Playouts};
-use crate::bots::{below, kind, seat_at, shuffle, uniform, unit, Level, LevelBot, Rng, Seen};
+use crate::bot_kit::search::{search, share_of_first, Playouts};
+use crate::bot_kit::{
+    below, kind, seat_at, shuffle, uniform, unit, Budget, Level, LevelBot, Rng, Seen,
+};
 use crate::game::Seat;
+
+/// `expert`'s search budget in GIRL and The CAR Game unless one is set: chosen so that a move takes well
+/// under a second in a release build on a 2-core machine (the measured times are in
+/// `docs/bots.md`).
+pub const BUDGET: Budget = Budget {
+    determinizations: 32,
+    playouts: 64,
+};
 
 /// The move of `bot` for the seat that saw `seen`.
 pub(crate) fn choose<T: Theme>(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Option<Value> {
@@ -34,7 +44,7 @@ pub(crate) fn choose<T: Theme>(seen: &Seen, bot: LevelBot, rng: &mut Rng) -> Opt
         return Some(action_json(&steady));
     }
     let sample = |rng: &mut Rng| table.determinize(rng);
-    let budget = bot.budget_for(seen.game());
+    let budget = bot.budget_or(BUDGET);
     let chosen = search::<Playout<T>>(
         sample,
         &table.candidates(&steady),
@@ -598,7 +608,7 @@ mod tests {
     use crate::chance::Shuffled;
     use crate::engine::{record, Engine, EngineOf, Table};
     use crate::game::Player;
-    use crate::trio::{Event, Girl, GirlGame};
+    use crate::tricks::{Event, Girl, GirlGame};
 
     static GIRL: EngineOf<GirlGame> = EngineOf::new();
 
