@@ -26,7 +26,7 @@ use parlour_domain::Seed;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::store::{time_text, GameRecord, StoredEvent};
+use crate::ledger::{time_text, GameRecord, StoredEvent};
 
 /// The chain format of games created now.
 pub const CURRENT_FORMAT: u8 = 2;

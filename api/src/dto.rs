@@ -324,7 +324,7 @@ pub struct GameEvent {
     pub actor: Option<u8>,
     /// The event, with whatever the caller could not see at the table taken out while the
     /// game is in progress.
-    #[schema(value_type = crate::openapi::LoggedEventData)]
+    #[schema(value_type = crate::wire::LoggedEventData)]
     pub data: Value,
     /// When it was recorded.
     pub at: DateTime<Utc>,
@@ -345,7 +345,7 @@ pub struct GameEvent {
     pub version: u16,
     /// The action that produced this batch (shown once the game is over).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::openapi::AnyAction>)]
+    #[schema(value_type = Option<crate::wire::AnyAction>)]
     pub command: Option<Value>,
 }
 
@@ -562,10 +562,10 @@ pub struct StoredGameEvent {
     /// The seat whose move produced it; null for the opening events.
     pub actor: Option<u8>,
     /// The event, whole.
-    #[schema(value_type = crate::openapi::EventData)]
+    #[schema(value_type = crate::wire::EventData)]
     pub data: Value,
     /// The action behind the batch this event opens; null on every other event.
-    #[schema(value_type = Option<crate::openapi::AnyAction>)]
+    #[schema(value_type = Option<crate::wire::AnyAction>)]
     pub command: Option<Value>,
     /// When it was recorded.
     pub at: DateTime<Utc>,

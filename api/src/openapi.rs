@@ -10,9 +10,12 @@
 //!    schemas), and the links from a created game (utoipa's link type writes its fields in
 //!    snake_case). Everything that can be typed is typed in step 2.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use utoipa_actix_web::AppExt;
+
 use std::collections::BTreeMap;
 
-use parlour_domain::{catalog, Description};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::openapi::content::{Content, ContentBuilder};
@@ -20,7 +23,7 @@ use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::path::{Operation, PathItem};
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{
-    AdditionalProperties, ArrayItems, ObjectBuilder, Ref, Schema, SchemaType, Type,
+    AdditionalProperties, ArrayItems, ObjectBuilder, Schema, SchemaType, Type,
 };
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::RefOr;
@@ -28,17 +31,12 @@ use utoipa::{Modify, OpenApi};
 
 use crate::dto;
 use crate::receipts;
-use crate::routes::{
-    accounts, bots, catalog as catalog_routes, games, health, keys, matches, seating, statistics,
-    vacation, webhooks,
-};
+use crate::wire::{described_games, reference};
 
 mod per_game;
 
-pub use per_game::{
-    event_data_component, part_component, type_prefix, AnyAction, EventData, LoggedEventData, Part,
-    Variant,
-};
+pub use crate::wire::{AnyAction, EventData, LoggedEventData};
+pub use per_game::{event_data_component, part_component, type_prefix, Part, Variant};
 use per_game::{with_published_schemas, GameVariants};
 
 /// The media type of every error answer (RFC 9457).
@@ -49,8 +47,25 @@ pub const REQUEST_ID: &str = "x-request-id";
 
 /// The document as served at `/openapi.json`.
 pub fn spec() -> Value {
+    // The operations come from the routes as the server registers them (`routes::configure`),
+    // so the document and the server cannot disagree; the modifiers then see every operation.
+    let (_, mut document) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(crate::routes::configure)
+        .split_for_parts();
+    for modifier in [
+        &SeatToken as &dyn Modify,
+        &Conventions,
+        &GameVariants,
+        &StreamEvents,
+        &Examples,
+        &FreeFormObjects,
+    ] {
+        modifier.modify(&mut document);
+    }
     // utoipa's document is plain data with string keys, which always serialises.
-    let document = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
+    let document = serde_json::to_value(document).unwrap_or(Value::Null);
     with_webhooks(with_account_links(with_create_links(
         without_null_parameters(closed_seat_plans(with_published_schemas(document))),
     )))
@@ -211,21 +226,6 @@ are of in `game`, the discriminator.",
         (url = "/", description = "The server this document was read from"),
         (url = "http://127.0.0.1:8080", description = "A local server on the default address"),
     ),
-    paths(
-        catalog_routes::list, catalog_routes::show, catalog_routes::game_schemas,
-        games::create, games::show, games::stream, games::act, games::events, games::state_at, games::audit, games::file,
-        games::scorecard, games::export, statistics::statistics,
-        matches::create, matches::show, matches::audit,
-        health::healthz, health::readyz, keys::keys, keys::checkpoints,
-        accounts::create, accounts::me, accounts::mint, accounts::revoke,
-        accounts::sign_in_code, accounts::sign_in,
-        seating::host, seating::inbox, seating::claim, seating::offer, seating::withdraw,
-        seating::abort, seating::resign, seating::stream, seating::notices,
-        bots::hand_over, bots::take_back,
-        vacation::show, vacation::begin, vacation::end,
-        webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
-        webhooks::rotate, webhooks::test, webhooks::deliveries, webhooks::retry,
-    ),
     components(schemas(
         dto::Status, dto::NewPlayer, dto::NewGame, dto::CreatedSeat, dto::CreatedGame, dto::GameView,
         dto::GameEvent, dto::EventPage, dto::AuditFailure, dto::AuditReport, dto::CatalogEntry,
@@ -250,7 +250,6 @@ are of in `game`, the discriminator.",
         dto::MatchTarget, dto::NewMatch, dto::CreatedMatchSeat, dto::CreatedMatch, dto::MatchCompetitor,
         dto::MatchDealRow, dto::MatchStatus, dto::MatchView, dto::MatchDealAudit, dto::MatchAudit, dto::MatchDealData,
     )),
-    modifiers(&SeatToken, &Conventions, &GameVariants, &StreamEvents, &Examples, &FreeFormObjects),
     tags(
         (name = "catalog", description = "The games on offer and their cards"),
         (name = "games", description = "Playing, reading the log, auditing"),
@@ -264,17 +263,6 @@ are of in `game`, the discriminator.",
     )
 )]
 pub struct ApiDoc;
-
-fn described_games() -> Vec<Description> {
-    catalog::engines()
-        .into_iter()
-        .map(|engine| engine.describe())
-        .collect()
-}
-
-fn reference(component: &str) -> RefOr<Schema> {
-    RefOr::Ref(Ref::from_schema_name(component))
-}
 
 fn null() -> RefOr<Schema> {
     ObjectBuilder::new().schema_type(Type::Null).into()
@@ -807,4 +795,36 @@ fn with_account_links(mut document: Value) -> Value {
         }
     }
     document
+}
+
+/// The methods a route pattern (as actix matched it, `/v1/games/{id}`) answers, for `Allow`:
+/// as the API document says, and `GET` for the few pages outside it (the docs page, the
+/// problem pages, the document itself).
+pub fn methods_at(pattern: &str) -> Vec<String> {
+    static METHODS: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
+    let table = METHODS.get_or_init(|| {
+        let document = spec();
+        let Some(paths) = document.get("paths").and_then(|paths| paths.as_object()) else {
+            return HashMap::new();
+        };
+        paths
+            .iter()
+            .map(|(path, item)| {
+                let mut methods: Vec<String> = ["get", "post", "put", "patch", "delete"]
+                    .into_iter()
+                    .filter(|method| item.get(*method).is_some())
+                    .map(str::to_uppercase)
+                    .collect();
+                // Every GET route answers HEAD too (`http::head`).
+                if item.get("get").is_some() {
+                    methods.insert(1, "HEAD".to_string());
+                }
+                (path.clone(), methods)
+            })
+            .collect()
+    });
+    table
+        .get(pattern)
+        .cloned()
+        .unwrap_or_else(|| vec!["GET".to_string(), "HEAD".to_string()])
 }

@@ -3,6 +3,7 @@
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
+use utoipa_actix_web::AppExt;
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -245,6 +246,7 @@ impl Application {
         let leadership = web::Data::from(workers.leadership.clone());
         // Account streams follow this instance's bus for live commits.
         let bus = web::Data::from(workers.bus.clone());
+        let document = web::Data::new(crate::routes::docs::ApiDocument(crate::openapi::spec()));
         // Streams alone must never use up the descriptors everyone else needs to connect.
         let streams = match rlimit::getrlimit(rlimit::Resource::NOFILE) {
             Ok((soft, _)) => settings.streams.fitted_to(soft),
@@ -277,6 +279,7 @@ impl Application {
                 .app_data(signer.clone())
                 .app_data(leadership.clone())
                 .app_data(bus.clone())
+                .app_data(document.clone())
                 .app_data(
                     web::JsonConfig::default()
                         .limit(MAX_BODY_BYTES)
@@ -290,7 +293,10 @@ impl Application {
                 .app_data(web::PathConfig::default().error_handler(|e, _| {
                     ApiError::new(Problem::NotFound, format!("bad path: {e}")).into()
                 }))
+                .configure(routes::configure_pages)
+                .into_utoipa_app()
                 .configure(routes::configure)
+                .into_app()
                 .default_service(web::to(no_route))
         })
         .listen(listener)
@@ -336,7 +342,7 @@ async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     // A HEAD comes here as its GET (`http::head`); its answer is sent without this text.
     let method = req.method();
     if let Some(pattern) = req.match_pattern() {
-        let allowed = routes::methods_at(&pattern);
+        let allowed = crate::openapi::methods_at(&pattern);
         if !allowed.iter().any(|m| m == req.method().as_str()) {
             return Err(ApiError::method_not_allowed(
                 method.as_str(),

@@ -44,6 +44,7 @@ mod rate_limits;
 mod readme;
 mod receipts;
 mod revocation;
+mod routes;
 mod schemas;
 mod store;
 mod strict_input;

@@ -40,7 +40,7 @@ pub(super) fn object_body<T: DeserializeOwned>(body: Value) -> Result<T, ApiErro
 
 /// Creates an account and its first token. The token's secret is in this answer only: the
 /// server keeps its hash.
-#[utoipa::path(post, path = "/v1/accounts", tag = "accounts", operation_id = "createAccount", request_body = NewAccount,
+#[utoipa::path(tag = "accounts", operation_id = "createAccount", request_body = NewAccount,
     responses(
         (status = 201, body = CreatedAccount, description = "Created: the account and its first token, whose `secret` is shown only here",
             headers(("Location" = String, description = "`/v1/me`, where the account is read with the token"),
@@ -61,7 +61,7 @@ pub async fn create(
 }
 
 /// The account the token opens, and its live tokens (never their secrets).
-#[utoipa::path(get, path = "/v1/me", tag = "accounts", operation_id = "getMe",
+#[utoipa::path(tag = "accounts", operation_id = "getMe",
     security(("account_token" = [])),
     responses(
         (status = 200, body = Me, description = "The account and its tokens not revoked; `current` marks the one this request carries",
@@ -79,7 +79,7 @@ pub async fn me(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRespo
 
 /// Mints another named token for the account (one per device or app). Its secret is in this
 /// answer only.
-#[utoipa::path(post, path = "/v1/me/tokens", tag = "accounts", operation_id = "createAccountToken", request_body = NewAccountToken,
+#[utoipa::path(tag = "accounts", operation_id = "createAccountToken", request_body = NewAccountToken,
     security(("account_token" = [])),
     responses(
         (status = 201, body = IssuedAccountToken, description = "Minted: the new token, whose `secret` is shown only here",
@@ -103,7 +103,7 @@ pub async fn mint(
 
 /// Revokes one of the account's tokens, the one this request carries included: from the
 /// answer on, it is refused everywhere (401), on every instance.
-#[utoipa::path(delete, path = "/v1/me/tokens/{token_id}", tag = "accounts", operation_id = "revokeAccountToken",
+#[utoipa::path(tag = "accounts", operation_id = "revokeAccountToken",
     params(("token_id" = String, Path, description = "The token's id, as `GET /v1/me` lists it")),
     security(("account_token" = [])),
     responses(
@@ -128,7 +128,7 @@ pub async fn revoke(
 /// A one-time code to sign this account in on another device: show it there (or send its
 /// link), and the new device trades it for a token of its own. It works once, for ten
 /// minutes, and only while the token asking for it is live.
-#[utoipa::path(post, path = "/v1/me/sign-in-codes", tag = "accounts", operation_id = "createSignInCode",
+#[utoipa::path(tag = "accounts", operation_id = "createSignInCode",
     security(("account_token" = [])),
     responses(
         (status = 201, body = SignInCode, description = "The code, shown only here",
@@ -148,7 +148,7 @@ pub async fn sign_in_code(
 
 /// Signs in on a new device with a one-time code from a signed-in one: a new named token for
 /// the account, shown only here. No bearer token is needed: the code is the credential.
-#[utoipa::path(post, path = "/v1/accounts/sign-in", tag = "accounts", operation_id = "signIn", request_body = SignIn,
+#[utoipa::path(tag = "accounts", operation_id = "signIn", request_body = SignIn,
     responses(
         (status = 201, body = CreatedAccount, description = "Signed in: the account and this device's new token, whose `secret` is shown only here",
             headers(("Cache-Control" = String, description = "`no-store`: the answer holds a secret"))),

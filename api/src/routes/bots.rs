@@ -16,7 +16,7 @@ const PROBLEM: &str = "application/problem+json";
 /// player may hand over their own seat at any time (its token, or the account that holds it),
 /// and the host of a game still waiting for players may fill an empty seat with one. Every
 /// move the bot makes is logged under the seat, after a `table.bot_seated` entry naming it.
-#[utoipa::path(put, path = "/v1/games/{id}/seats/{seat}/bot", tag = "bots", operation_id = "handSeatToBot", request_body = SeatBot,
+#[utoipa::path(tag = "bots", operation_id = "handSeatToBot", request_body = SeatBot,
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
     security(("seat_token" = []), ("account_token" = [])),
     responses(
@@ -46,7 +46,7 @@ pub async fn hand_over(
 
 /// Takes a seat back from its bot: the seat's player moves in it again from now on, with
 /// their clock running (a clock that had run out starts afresh).
-#[utoipa::path(delete, path = "/v1/games/{id}/seats/{seat}/bot", tag = "bots", operation_id = "takeSeatBack",
+#[utoipa::path(tag = "bots", operation_id = "takeSeatBack",
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
     security(("seat_token" = []), ("account_token" = [])),
     responses(

@@ -10,7 +10,7 @@ use crate::error::{ApiError, Problem};
 use crate::service::Parlour;
 
 /// Every game Parlour offers, with player counts and options.
-#[utoipa::path(get, path = "/v1/catalog", tag = "catalog", operation_id = "listCatalog",
+#[utoipa::path(tag = "catalog", operation_id = "listCatalog",
     responses((status = 200, body = Catalog, description = "The games on offer")))]
 #[get("/v1/catalog")]
 pub async fn list(service: web::Data<Parlour>) -> HttpResponse {
@@ -26,7 +26,7 @@ pub async fn list(service: web::Data<Parlour>) -> HttpResponse {
 }
 
 /// One game's entry and every card, each with a stable id, so a client can draw them.
-#[utoipa::path(get, path = "/v1/catalog/{game}", tag = "catalog", operation_id = "getCatalogGame",
+#[utoipa::path(tag = "catalog", operation_id = "getCatalogGame",
     params(("game" = String, Path, example = "girl", description = "A game id, e.g. `girl`")),
     responses(
         (status = 200, body = CatalogGame, description = "The game's entry and its cards"),
@@ -51,7 +51,7 @@ pub async fn show(
 /// JSON Schemas (draft 2020-12) of one game's options, actions, legal actions, views, result
 /// and events, so a client, a bot or a generated SDK sees the game's real types. Pure facts
 /// about the rules: no game or database is read.
-#[utoipa::path(get, path = "/v1/catalog/{game}/schemas", tag = "catalog", operation_id = "getCatalogGameSchemas",
+#[utoipa::path(tag = "catalog", operation_id = "getCatalogGameSchemas",
     params(("game" = String, Path, example = "girl", description = "A game id, e.g. `girl`")),
     responses(
         (status = 200, body = GameSchemas, description = "The game's JSON Schemas (the same as this document's `<Game>…` components)"),

@@ -5,8 +5,7 @@ use actix_web::{get, web, HttpRequest, HttpResponse};
 use serde_json::json;
 
 use super::assets::Asset;
-use crate::error::{ApiError, Problem, PROBLEMS};
-use crate::openapi::spec;
+use crate::error::{ApiError, Problem};
 
 const SWAGGER_JS: &str = include_str!("../../static/swagger-ui/swagger-ui-bundle.js");
 const SWAGGER_CSS: &str = include_str!("../../static/swagger-ui/swagger-ui.css");
@@ -28,12 +27,16 @@ const DOCS_PAGE: &str = r##"<!doctype html>
 </html>
 "##;
 
+/// The API document as served: built once at start-up (`openapi::spec`) and handed to the
+/// routes, which serve it but know nothing of how it is made.
+pub struct ApiDocument(pub serde_json::Value);
+
 /// The OpenAPI 3.1 document of this server.
 #[get("/openapi.json")]
-pub async fn openapi_json() -> HttpResponse {
+pub async fn openapi_json(document: web::Data<ApiDocument>) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .json(spec())
+        .json(&document.0)
 }
 
 /// The Swagger UI assets, a day in caches, revalidated by their `ETag` after that.
@@ -65,14 +68,14 @@ pub async fn docs_page(req: HttpRequest, tail: web::Path<String>) -> HttpRespons
 /// What a problem `type` means: every problem+json answer links here.
 #[get("/problems/{code}")]
 pub async fn problem(code: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    match PROBLEMS.iter().find(|(_, c, ..)| *c == code.as_str()) {
-        Some((problem, code, status, title)) => {
+    match Problem::from_code(code.as_str()) {
+        Some(problem) => {
             let mut body = json!({
-                "type": format!("/problems/{code}"),
-                "title": title,
-                "status": status,
+                "type": format!("/problems/{}", problem.code()),
+                "title": problem.title(),
+                "status": problem.status().as_u16(),
             });
-            if let Some(text) = crate::error::description(*problem) {
+            if let Some(text) = crate::error::description(problem) {
                 body["description"] = json!(text);
             }
             Ok(HttpResponse::Ok()

@@ -84,7 +84,7 @@ fn view_response(view: GameView) -> HttpResponse {
 }
 
 /// Creates a game and deals. Each seat's token is in the answer, and only there.
-#[utoipa::path(post, path = "/v1/games", tag = "games", operation_id = "createGame", request_body = NewGame,
+#[utoipa::path(tag = "games", operation_id = "createGame", request_body = NewGame,
     responses(
         (status = 201, body = CreatedGame, description = "Created; `Location` names the game. The links lead to the game as seat 0 and seat 1 see it, and to their moves",
             headers(("Location" = String, description = "The game: `/v1/games/{id}`"),
@@ -156,7 +156,7 @@ pub(super) fn whole_seconds<'de, D: serde::Deserializer<'de>>(
 ///
 /// To be told when it is your turn, long-poll: send `If-None-Match` with the version you have
 /// and `?wait=60`; the answer comes as soon as anything happens.
-#[utoipa::path(get, path = "/v1/games/{id}", tag = "games", operation_id = "getGame",
+#[utoipa::path(tag = "games", operation_id = "getGame",
     params(("id" = String, Path, description = "Game id"), WaitQuery,
         ("If-None-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "A version you already have, quoted as in the ETag (`\"12\"`): 304 if unchanged")),
     security((), ("seat_token" = []), ("account_token" = [])),
@@ -208,11 +208,11 @@ pub async fn show(
 }
 
 /// Makes a move for the token's seat and answers with the seat's new view.
-#[utoipa::path(post, path = "/v1/games/{id}/actions", tag = "games", operation_id = "postAction",
+#[utoipa::path(tag = "games", operation_id = "postAction",
     params(("id" = String, Path, description = "Game id"),
         ("If-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
         ("Idempotency-Key" = Option<String>, Header, pattern = r"^[!-~]([ -~]{0,253}[!-~])?$", description = "1 to 255 visible ASCII characters (spaces only inside). A retry with the same key and body returns the first answer (marked `Idempotent-Replayed: true`) and records nothing")),
-    request_body(content = crate::openapi::AnyAction, description = "One action of the game, as listed in `legal_actions` with every `{\"choose\": k, \"from\": [...]}` replaced by k distinct ids, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
+    request_body(content = crate::wire::AnyAction, description = "One action of the game, as listed in `legal_actions` with every `{\"choose\": k, \"from\": [...]}` replaced by k distinct ids, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
     security(("seat_token" = []), ("account_token" = [])),
     responses(
         (status = 200, body = GameView, description = "The move was recorded (or, with a known Idempotency-Key, had been): the seat's new view with the move's receipt",
@@ -292,7 +292,7 @@ pub struct EventsQuery {
 
 /// The log, paged. While the game is in progress each viewer sees only what their seat could
 /// see at the table; once it is over the whole log is public, with the action behind each batch.
-#[utoipa::path(get, path = "/v1/games/{id}/events", tag = "games", operation_id = "listGameEvents",
+#[utoipa::path(tag = "games", operation_id = "listGameEvents",
     params(("id" = String, Path, description = "Game id"), EventsQuery),
     security((), ("seat_token" = []), ("account_token" = [])),
     responses(
@@ -350,7 +350,7 @@ pub struct StateQuery {
 }
 
 /// The game as the caller would have seen it just after event `at`.
-#[utoipa::path(get, path = "/v1/games/{id}/state", tag = "games", operation_id = "getGameState",
+#[utoipa::path(tag = "games", operation_id = "getGameState",
     params(("id" = String, Path, description = "Game id"), StateQuery),
     security((), ("seat_token" = []), ("account_token" = [])),
     responses(
@@ -378,7 +378,7 @@ pub async fn state_at(
 
 /// Re-checks the hash chain and replays the log through the engine; once the game is over,
 /// reveals the seed and checks it against the commitment and every shuffle.
-#[utoipa::path(get, path = "/v1/games/{id}/audit", tag = "games", operation_id = "getGameAudit",
+#[utoipa::path(tag = "games", operation_id = "getGameAudit",
     params(("id" = String, Path, description = "Game id")),
     responses(
         (status = 200, body = AuditReport, description = "What the checks found"),
@@ -397,7 +397,7 @@ pub async fn audit(
 
 /// A finished game as one file (creation record, every event whole, the revealed seed and
 /// salt, the recorded end of the log), for `tools/verify.py FILE` to check with no server.
-#[utoipa::path(get, path = "/v1/games/{id}/file", tag = "games", operation_id = "getGameFile",
+#[utoipa::path(tag = "games", operation_id = "getGameFile",
     params(("id" = String, Path, description = "Game id")),
     responses(
         (status = 200, body = GameFile, description = "The finished game as one file",
@@ -424,7 +424,7 @@ pub async fn file(
 
 /// The public score-sheet, live while the game is played: JSON, or plain text when the
 /// request prefers `text/plain`.
-#[utoipa::path(get, path = "/v1/games/{id}/scorecard", tag = "games", operation_id = "getGameScorecard",
+#[utoipa::path(tag = "games", operation_id = "getGameScorecard",
     params(("id" = String, Path, description = "Game id")),
     responses(
         (status = 200, description = "JSON; or the text alone when Accept asks for `text/plain` and not JSON",
@@ -461,7 +461,7 @@ pub async fn scorecard(
 }
 
 /// A named public export of the game, e.g. `cricsheet` for GOOGLY.
-#[utoipa::path(get, path = "/v1/games/{id}/exports/{format}", tag = "games", operation_id = "getGameExport",
+#[utoipa::path(tag = "games", operation_id = "getGameExport",
     params(("id" = String, Path, description = "Game id"), ("format" = String, Path, example = "cricsheet", description = "Export name, e.g. `cricsheet`")),
     responses(
         (status = 200, description = "The export", body = Object),
@@ -485,7 +485,7 @@ pub(super) const HEARTBEAT: Duration = Duration::from_secs(15);
 /// The caller's view as a stream of server-sent events: one `view` event now and one each time
 /// the game moves (`id:` is the version), a keep-alive comment every 15 s, and the stream ends
 /// after the final view. Use it to be told at once when it is your turn.
-#[utoipa::path(get, path = "/v1/games/{id}/stream", tag = "games", operation_id = "streamGame",
+#[utoipa::path(tag = "games", operation_id = "streamGame",
     params(("id" = String, Path, description = "Game id")),
     security((), ("seat_token" = []), ("account_token" = [])),
     responses(

@@ -9,7 +9,7 @@ use crate::service::Parlour;
 use crate::workers::LeaderStatus;
 
 /// The process is up.
-#[utoipa::path(get, path = "/healthz", tag = "operations", operation_id = "getHealth",
+#[utoipa::path(tag = "operations", operation_id = "getHealth",
     responses((status = 200, description = "The process is up: `{\"status\": \"ok\"}`", body = Object)))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
@@ -20,7 +20,7 @@ pub async fn healthz() -> HttpResponse {
 
 /// The database answers. The body also says whether this instance is the one leading the
 /// work done once across instances (`"leader": true`).
-#[utoipa::path(get, path = "/readyz", tag = "operations", operation_id = "getReadiness", responses(
+#[utoipa::path(tag = "operations", operation_id = "getReadiness", responses(
     (status = 200, description = "The database answers: `{\"status\": \"ready\", \"leader\": true|false}`", body = Object),
     (status = 503, description = "The database does not answer", content_type = "application/problem+json"),
 ))]

@@ -13,7 +13,7 @@ const PROBLEM: &str = "application/problem+json";
 /// A receipt's `key_id` names one of these keys; its signature covers the bytes described in
 /// `docs/receipts.md`. Save the key with your receipts: a key that has been replaced is no
 /// longer listed.
-#[utoipa::path(get, path = "/.well-known/parlour-keys", tag = "receipts", operation_id = "getSigningKeys", responses(
+#[utoipa::path(tag = "receipts", operation_id = "getSigningKeys", responses(
     (status = 200, description = "The receipt signing keys", body = KeySet,
         headers(("Cache-Control" = String, description = "`public, max-age=300`"))),
 ))]
@@ -46,7 +46,7 @@ pub struct CheckpointsQuery {
 /// removed. Mirror it (page with `after`): a finished game whose log is later shorter, longer
 /// or other at the signed event was rolled back or rewritten, and a checkpoint you hold that
 /// the list no longer shows is itself evidence (`docs/audit.md`, "Checkpoints").
-#[utoipa::path(get, path = "/v1/checkpoints", tag = "receipts", operation_id = "listCheckpoints",
+#[utoipa::path(tag = "receipts", operation_id = "listCheckpoints",
     params(CheckpointsQuery),
     responses(
         (status = 200, body = crate::dto::CheckpointPage, description = "A page of the list"),

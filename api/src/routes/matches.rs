@@ -23,7 +23,7 @@ fn match_id(raw: &str) -> Result<Uuid, ApiError> {
 /// passing to the left, until the target is reached (`docs/matches.md`). With `players`, each
 /// player's token (in this answer only) opens their seat in every deal; with `seats`, made
 /// with an account token, accounts hold the seats as in a hosted game.
-#[utoipa::path(post, path = "/v1/matches", tag = "matches", operation_id = "createMatch", request_body = NewMatch,
+#[utoipa::path(tag = "matches", operation_id = "createMatch", request_body = NewMatch,
     security((), ("account_token" = [])),
     responses(
         (status = 201, body = CreatedMatch, description = "Created: the match, its first deal and the seats' tokens or invitations (shown only here)",
@@ -54,7 +54,7 @@ pub async fn create(
 
 /// The match: its competitors and their totals, every deal so far with what each scored, the
 /// deal being played, and once it is over its winners. Public, like its deals.
-#[utoipa::path(get, path = "/v1/matches/{id}", tag = "matches", operation_id = "getMatch",
+#[utoipa::path(tag = "matches", operation_id = "getMatch",
     params(("id" = String, Path, description = "Match id")),
     responses(
         (status = 200, body = MatchView, description = "The match"),
@@ -75,7 +75,7 @@ pub async fn show(
 /// Audits every deal of the match (as `GET /v1/games/{id}/audit`) and checks that each is
 /// the match's: it names the match and its number, and seats the match's players one place
 /// further round than the deal before.
-#[utoipa::path(get, path = "/v1/matches/{id}/audit", tag = "matches", operation_id = "getMatchAudit",
+#[utoipa::path(tag = "matches", operation_id = "getMatchAudit",
     params(("id" = String, Path, description = "Match id")),
     responses(
         (status = 200, body = MatchAudit, description = "What the checks found"),

@@ -19,9 +19,7 @@ pub mod webhooks;
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpRequest};
-use std::collections::HashMap;
 use std::future::{ready, Ready};
-use std::sync::OnceLock;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
@@ -66,49 +64,12 @@ pub fn game_id(raw: &str) -> Result<Uuid, ApiError> {
         .map_err(|_| ApiError::new(Problem::GameNotFound, format!("there is no game {raw:?}")))
 }
 
-/// The methods a route pattern (as actix matched it, `/v1/games/{id}`) answers, for `Allow`:
-/// as the API document says, and `GET` for the few pages outside it (the docs page, the
-/// problem pages, the document itself).
-pub fn methods_at(pattern: &str) -> Vec<String> {
-    static METHODS: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
-    let table = METHODS.get_or_init(|| {
-        let document = crate::openapi::spec();
-        let Some(paths) = document.get("paths").and_then(|paths| paths.as_object()) else {
-            return HashMap::new();
-        };
-        paths
-            .iter()
-            .map(|(path, item)| {
-                let mut methods: Vec<String> = ["get", "post", "put", "patch", "delete"]
-                    .into_iter()
-                    .filter(|method| item.get(*method).is_some())
-                    .map(str::to_uppercase)
-                    .collect();
-                // Every GET route answers HEAD too (`http::head`).
-                if item.get("get").is_some() {
-                    methods.insert(1, "HEAD".to_string());
-                }
-                (path.clone(), methods)
-            })
-            .collect()
-    });
-    table
-        .get(pattern)
-        .cloned()
-        .unwrap_or_else(|| vec!["GET".to_string(), "HEAD".to_string()])
-}
-
-/// Registers every route.
-pub fn configure(cfg: &mut web::ServiceConfig) {
+/// Registers every route of the API: each is served and documented from this one call (its
+/// `#[utoipa::path]` gives the document its operation, its actix attribute gives both the
+/// server and the document its method and path), so the two cannot disagree.
+pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
-        .service(play::root)
-        .service(play::play)
-        .service(play::favicon)
-        .service(metrics::metrics)
-        .service(docs::openapi_json)
-        .service(docs::docs_page)
-        .service(docs::problem)
         .service(catalog::list)
         .service(catalog::show)
         .service(catalog::game_schemas)
@@ -157,6 +118,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(webhooks::retry)
         .service(keys::keys)
         .service(keys::checkpoints);
+}
+
+/// Registers the pages outside the API document: the web client, the metrics, the document
+/// itself, its viewer and the problem pages.
+pub fn configure_pages(cfg: &mut web::ServiceConfig) {
+    cfg.service(play::root)
+        .service(play::play)
+        .service(play::favicon)
+        .service(metrics::metrics)
+        .service(docs::openapi_json)
+        .service(docs::docs_page)
+        .service(docs::problem);
 }
 
 #[cfg(test)]

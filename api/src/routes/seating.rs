@@ -33,7 +33,7 @@ pub(super) fn seat_number(raw: &str) -> Result<u8, ApiError> {
 /// Creates a game hosted by the caller's account. Each seat is the host's own, held for a
 /// named account, offered by invitation (its code is in this answer only) or open to anyone.
 /// The game waits for players until every seat is taken, then begins.
-#[utoipa::path(post, path = "/v1/me/games", tag = "tables", operation_id = "hostGame", request_body = NewHostedGame,
+#[utoipa::path(tag = "tables", operation_id = "hostGame", request_body = NewHostedGame,
     security(("account_token" = [])),
     responses(
         (status = 201, body = HostedGame, description = "Created: the game and its seats, with each invitation's code (shown only here)",
@@ -73,7 +73,7 @@ pub struct InboxQuery {
 /// My games: those where I must act first, most urgent deadline first; then those where
 /// others must; then games waiting for players (and seats held for me); then finished ones.
 /// Each row says what is asked of me now and by when.
-#[utoipa::path(get, path = "/v1/me/games", tag = "tables", operation_id = "getMyGames",
+#[utoipa::path(tag = "tables", operation_id = "getMyGames",
     params(InboxQuery),
     security(("account_token" = [])),
     responses(
@@ -114,7 +114,7 @@ pub async fn inbox(
 /// Claims an empty seat for the caller's account: one held for it, one open to anyone, or one
 /// offered by invitation, with the invitation's code. A seat is claimed once: of two claims at
 /// the same time, one sits down and the other is told the seat is taken.
-#[utoipa::path(post, path = "/v1/games/{id}/seats/{seat}/claim", tag = "tables", operation_id = "claimSeat", request_body = SeatClaim,
+#[utoipa::path(tag = "tables", operation_id = "claimSeat", request_body = SeatClaim,
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
     security(("account_token" = [])),
     responses(
@@ -145,7 +145,7 @@ pub async fn claim(
 
 /// Offers an empty seat of a waiting game anew: by a new invitation (the old code stops
 /// working), to a named account, or to anyone. Only the host may.
-#[utoipa::path(put, path = "/v1/games/{id}/seats/{seat}/offer", tag = "tables", operation_id = "offerSeat", request_body = SeatOffer,
+#[utoipa::path(tag = "tables", operation_id = "offerSeat", request_body = SeatOffer,
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
     security(("account_token" = [])),
     responses(
@@ -176,7 +176,7 @@ pub async fn offer(
 
 /// Withdraws an empty seat's offer, revoking its invitation: nobody can claim the seat until
 /// it is offered again. Only the host may.
-#[utoipa::path(delete, path = "/v1/games/{id}/seats/{seat}/offer", tag = "tables", operation_id = "withdrawSeatOffer",
+#[utoipa::path(tag = "tables", operation_id = "withdrawSeatOffer",
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
     security(("account_token" = [])),
     responses(
@@ -202,7 +202,7 @@ pub async fn withdraw(
 
 /// Calls a hosted game off while it waits for players: it ends with no result. Only the host
 /// may; once the last seat is taken the cards are dealt and the game can only be resigned.
-#[utoipa::path(post, path = "/v1/games/{id}/abort", tag = "tables", operation_id = "abortGame",
+#[utoipa::path(tag = "tables", operation_id = "abortGame",
     params(("id" = String, Path, description = "Game id")),
     security(("account_token" = [])),
     responses(
@@ -227,7 +227,7 @@ pub async fn abort(
 
 /// Resigns the caller's seat: the game ends for everyone, with the result the game's rules
 /// document gives a resignation. Any seat may resign at any time while the game is active.
-#[utoipa::path(post, path = "/v1/games/{id}/resign", tag = "tables", operation_id = "resign",
+#[utoipa::path(tag = "tables", operation_id = "resign",
     params(("id" = String, Path, description = "Game id")),
     security(("seat_token" = []), ("account_token" = [])),
     responses(
@@ -265,7 +265,7 @@ fn notice_id(text: &str, what: &str) -> Result<FeedCursor, ApiError> {
 /// Each event's `id:` is the commit's place in the feed: reconnect with `Last-Event-ID` to be
 /// given exactly the events after it, nothing missed and nothing twice. A comment line every
 /// 15 s keeps the connection alive.
-#[utoipa::path(get, path = "/v1/me/stream", tag = "tables", operation_id = "streamMyNotices",
+#[utoipa::path(tag = "tables", operation_id = "streamMyNotices",
     params(("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{1,20}-[0-9]{1,20}$", description = "The id of the last event received: the stream goes on just after it")),
     security(("account_token" = [])),
     responses(
@@ -348,7 +348,7 @@ pub struct NoticeQuery {
 
 /// The long-poll twin of `GET /v1/me/stream`: the notices after `after`, waiting up to `wait`
 /// seconds for the first when there is none yet. Send the page's `next` as `after` next time.
-#[utoipa::path(get, path = "/v1/me/notices", tag = "tables", operation_id = "getMyNotices",
+#[utoipa::path(tag = "tables", operation_id = "getMyNotices",
     params(NoticeQuery),
     security(("account_token" = [])),
     responses(

@@ -22,7 +22,7 @@ pub struct StatisticsQuery {
 
 /// Statistics over a series of finished games: for GOOGLY, batting and bowling averages per
 /// named player, centuries, hat-tricks and the County Championship table.
-#[utoipa::path(get, path = "/v1/statistics/{game}", tag = "games", operation_id = "getStatistics",
+#[utoipa::path(tag = "games", operation_id = "getStatistics",
     params(("game" = String, Path, example = "googly", description = "A game id from the catalogue, e.g. `googly`"), StatisticsQuery),
     responses(
         (status = 200, description = "The statistics", body = Object),

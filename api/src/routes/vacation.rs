@@ -12,7 +12,7 @@ use crate::service::Parlour;
 const PROBLEM: &str = "application/problem+json";
 
 /// My vacation days this calendar year, and whether I am away now.
-#[utoipa::path(get, path = "/v1/me/vacation", tag = "accounts", operation_id = "getMyVacation",
+#[utoipa::path(tag = "accounts", operation_id = "getMyVacation",
     security(("account_token" = [])),
     responses(
         (status = 200, body = VacationStatus, description = "The account's vacation days, and the end of the vacation under way"),
@@ -29,7 +29,7 @@ pub async fn show(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
 /// Goes on vacation for some whole days from now: my clocks stop in every game I sit in that
 /// allows it, recorded in each game's log. Asking again while away changes nothing, except
 /// to record the vacation in a game that missed it.
-#[utoipa::path(post, path = "/v1/me/vacation", tag = "accounts", operation_id = "beginVacation",
+#[utoipa::path(tag = "accounts", operation_id = "beginVacation",
     request_body = NewVacation,
     security(("account_token" = [])),
     responses(
@@ -53,7 +53,7 @@ pub async fn begin(
 
 /// Comes back from vacation early: my clocks run again from now, and the days not used are
 /// mine again.
-#[utoipa::path(delete, path = "/v1/me/vacation", tag = "accounts", operation_id = "endVacation",
+#[utoipa::path(tag = "accounts", operation_id = "endVacation",
     security(("account_token" = [])),
     responses(
         (status = 200, body = VacationStatus, description = "Back: the days left"),

@@ -29,7 +29,7 @@ pub struct DeliveriesQuery {
 
 /// Registers an endpoint to be told of my games by signed messages (Standard Webhooks). The
 /// signing secret is in this answer only.
-#[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks", operation_id = "createWebhook",
+#[utoipa::path(tag = "webhooks", operation_id = "createWebhook",
     request_body = NewWebhook,
     security(("account_token" = [])),
     responses(
@@ -52,7 +52,7 @@ pub async fn create(
 }
 
 /// My endpoints.
-#[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks", operation_id = "listWebhooks",
+#[utoipa::path(tag = "webhooks", operation_id = "listWebhooks",
     security(("account_token" = [])),
     responses(
         (status = 200, body = WebhookList, description = "The account's endpoints, oldest first"),
@@ -67,7 +67,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
 }
 
 /// One of my endpoints, with why it was disabled if it was.
-#[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "getWebhook",
+#[utoipa::path(tag = "webhooks", operation_id = "getWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
     security(("account_token" = [])),
     responses(
@@ -89,7 +89,7 @@ pub async fn show(
 
 /// Changes an endpoint's URL, events, note, or whether it is sent to; enabling a disabled
 /// one clears why it was disabled.
-#[utoipa::path(patch, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "updateWebhook",
+#[utoipa::path(tag = "webhooks", operation_id = "updateWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
     request_body = WebhookChange,
     security(("account_token" = [])),
@@ -117,7 +117,7 @@ pub async fn update(
 }
 
 /// Deletes an endpoint, with its undelivered messages and its delivery log.
-#[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "deleteWebhook",
+#[utoipa::path(tag = "webhooks", operation_id = "deleteWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
     security(("account_token" = [])),
     responses(
@@ -139,7 +139,7 @@ pub async fn remove(
 
 /// A new signing secret, shown this once. The old one goes on signing beside it for a day
 /// (two signatures in `webhook-signature`), so a receiver can switch without losing a message.
-#[utoipa::path(post, path = "/v1/webhooks/{id}/rotate-secret", tag = "webhooks", operation_id = "rotateWebhookSecret",
+#[utoipa::path(tag = "webhooks", operation_id = "rotateWebhookSecret",
     params(("id" = Uuid, Path, description = "The webhook's id")),
     security(("account_token" = [])),
     responses(
@@ -162,7 +162,7 @@ pub async fn rotate(
 }
 
 /// Sends the endpoint a `webhook.test` message, delivered and logged like any other.
-#[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "webhooks", operation_id = "testWebhook",
+#[utoipa::path(tag = "webhooks", operation_id = "testWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
     security(("account_token" = [])),
     responses(
@@ -184,7 +184,7 @@ pub async fn test(
 
 /// The endpoint's messages, newest first, each with every attempt: when, the status, the
 /// latency and the answer's first bytes.
-#[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "webhooks", operation_id = "listWebhookDeliveries",
+#[utoipa::path(tag = "webhooks", operation_id = "listWebhookDeliveries",
     params(("id" = Uuid, Path, description = "The webhook's id"), DeliveriesQuery),
     security(("account_token" = [])),
     responses(
@@ -209,7 +209,7 @@ pub async fn deliveries(
 }
 
 /// Sends a message again now, whatever came of it before.
-#[utoipa::path(post, path = "/v1/webhooks/{id}/deliveries/{delivery}/retry", tag = "webhooks", operation_id = "retryWebhookDelivery",
+#[utoipa::path(tag = "webhooks", operation_id = "retryWebhookDelivery",
     params(
         ("id" = Uuid, Path, description = "The webhook's id"),
         ("delivery" = String, Path, description = "The message's `webhook-id`", pattern = "^msg_[0-9a-f]{26}$"),

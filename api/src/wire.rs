@@ -1,0 +1,194 @@
+//! The wire's unions over games: the types a DTO names where its field holds one game's part
+//! or another's (an action, an event's data), and the names of each game's components. They
+//! sit below both the DTOs and the document builder (`openapi`), so the DTOs need nothing of
+//! the document's machinery to say what their fields are.
+
+use std::borrow::Cow;
+
+use parlour_domain::{catalog, Description, GameSchemas};
+use serde_json::Value;
+use utoipa::openapi::schema::{AdditionalProperties, AnyOfBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
+
+/// The parts of a game the domain publishes a JSON Schema of: each is one component per game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The `options` of a create body.
+    Options,
+    /// A body of `POST /v1/games/{id}/actions`.
+    Action,
+    /// One entry of a view's `legal_actions`.
+    LegalAction,
+    /// The game's part of one entry of a view's `seats`.
+    SeatView,
+    /// A view's `public`.
+    PublicView,
+    /// The game's part of a view's `you`.
+    PrivateView,
+    /// A finished game's `result`.
+    Outcome,
+    /// One event with its `type`, as a finished game's log holds it.
+    Event,
+}
+
+impl Part {
+    /// Every part, in the order the components are written.
+    pub const ALL: [Part; 8] = [
+        Part::Options,
+        Part::Action,
+        Part::LegalAction,
+        Part::SeatView,
+        Part::PublicView,
+        Part::PrivateView,
+        Part::Outcome,
+        Part::Event,
+    ];
+
+    /// What the part's components are called after the game's name.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Part::Options => "Options",
+            Part::Action => "Action",
+            Part::LegalAction => "LegalAction",
+            Part::SeatView => "SeatView",
+            Part::PublicView => "PublicView",
+            Part::PrivateView => "PrivateView",
+            Part::Outcome => "Outcome",
+            Part::Event => "Event",
+        }
+    }
+
+    /// The schema the domain publishes of this part of a game.
+    pub fn published(self, schemas: &GameSchemas) -> &Value {
+        match self {
+            Part::Options => &schemas.options,
+            Part::Action => &schemas.action,
+            Part::LegalAction => &schemas.legal_action,
+            Part::SeatView => &schemas.view.seat,
+            Part::PublicView => &schemas.view.public,
+            Part::PrivateView => &schemas.view.private,
+            Part::Outcome => &schemas.outcome,
+            Part::Event => &schemas.event,
+        }
+    }
+}
+
+/// A game's name in component names: `girl` → `Girl`, `british-birds` → `BritishBirds`.
+pub fn type_prefix(game: &str) -> String {
+    game.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            let mut letters = word.chars();
+            match letters.next() {
+                Some(first) => first.to_ascii_uppercase().to_string() + letters.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// The component holding one part of one game, e.g. `GirlPublicView`.
+pub fn part_component(game: &str, part: Part) -> String {
+    format!("{}{}", type_prefix(game), part.suffix())
+}
+
+/// The component of a game's event data: an event without its `type`, e.g. `GirlEventData`.
+pub fn event_data_component(game: &str) -> String {
+    format!("{}EventData", type_prefix(game))
+}
+
+/// Any action of any game: the body of `POST /v1/games/{id}/actions`, and a finished game's
+/// logged commands. A union without a discriminator (an action does not say its game), so
+/// `anyOf`: two games may share a move, e.g. GIRL's and The CAR Game's `turn_up`.
+pub struct AnyAction;
+
+impl ToSchema for AnyAction {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Action")
+    }
+}
+
+impl PartialSchema for AnyAction {
+    fn schema() -> RefOr<Schema> {
+        described_games()
+            .iter()
+            .fold(AnyOfBuilder::new(), |union, game| {
+                union.item(reference(&part_component(game.id, Part::Action)))
+            })
+            .description(Some(
+                "One action of the game played (see the game's `…Action` component).",
+            ))
+            .into()
+    }
+}
+
+/// The `data` of any whole event: a game's event without its `type`, or a table event's.
+pub struct EventData;
+
+impl ToSchema for EventData {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("EventData")
+    }
+}
+
+impl PartialSchema for EventData {
+    fn schema() -> RefOr<Schema> {
+        described_games()
+            .iter()
+            .fold(AnyOfBuilder::new(), |union, game| {
+                union.item(reference(&event_data_component(game.id)))
+            })
+            .item(reference("TableEventData"))
+            .description(Some(
+                "A whole event's data: one of a game's events (its `…EventData` component; the \
+                 event's `type` is beside `data`), or a table event's (`table.…` types).",
+            ))
+            .into()
+    }
+}
+
+/// The `data` of an event in `GET /v1/games/{id}/events`: whole once the game is over, and
+/// while it is in progress with what the viewer could not see taken out.
+pub struct LoggedEventData;
+
+impl ToSchema for LoggedEventData {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("LoggedEventData")
+    }
+}
+
+impl PartialSchema for LoggedEventData {
+    fn schema() -> RefOr<Schema> {
+        AnyOfBuilder::new()
+            .item(reference("EventData"))
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::Object)
+                    .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+                    .title(Some("RedactedEventData"))
+                    .description(Some(
+                        "While the game is in progress: the event with every card the viewer \
+                         could not see at the table taken out (each game's rules document says \
+                         how, e.g. GIRL's `lay` becomes `{\"seat\": 0, \"count\": 3}`).",
+                    )),
+            )
+            .description(Some(
+                "The event's data as the viewer may see it: whole once the game is over.",
+            ))
+            .into()
+    }
+}
+
+/// Every game of the catalogue, described.
+pub fn described_games() -> Vec<Description> {
+    catalog::engines()
+        .into_iter()
+        .map(|engine| engine.describe())
+        .collect()
+}
+
+/// A reference to the component `component`.
+pub fn reference(component: &str) -> RefOr<Schema> {
+    RefOr::Ref(Ref::from_schema_name(component))
+}
