@@ -1,7 +1,8 @@
 //! One error type for the whole API, rendered as `application/problem+json` (RFC 9457).
 //!
 //! Every problem has a stable `type` URI, `/problems/<code>`, served by this server with a
-//! description of the problem; `PROBLEMS` is the one table from codes to statuses.
+//! description of the problem; `problems!` declares each problem once, with its code, status
+//! and title.
 
 use actix_web::error::{JsonPayloadError, PayloadError};
 use actix_web::http::header::{self, HeaderName};
@@ -13,133 +14,121 @@ use serde_json::{json, Map, Value};
 
 use crate::service::{SeatingRefusal, ServiceError};
 
-/// The kinds of problem a client can meet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Problem {
-    /// The request is not well formed (bad JSON, bad header, bad query).
-    MalformedRequest,
-    /// A text field holds a control character, or is empty or too long.
-    InvalidText,
-    /// The body is larger than the server accepts.
-    PayloadTooLarge,
-    /// The body is not JSON (by its `Content-Type`).
-    UnsupportedMediaType,
-    /// The path exists but not with this method.
-    MethodNotAllowed,
-    /// The body is well-formed JSON but not a move of this game.
-    InvalidAction,
-    /// The catalogue has no such game.
-    UnknownGame,
-    /// Players or options do not fit the game.
-    InvalidSetup,
-    /// No token or an unknown one.
-    Unauthorized,
-    /// The token belongs to another game.
-    WrongGame,
-    /// No such game.
-    GameNotFound,
-    /// The caller's account has no such token.
-    TokenNotFound,
-    /// No such resource at all.
-    NotFound,
-    /// Not this seat's move (or the game is over).
-    NotYourMove,
-    /// The seat is not offered to this account (a wrong invitation code, another's seat).
-    NotInvited,
-    /// Only the game's host may do this.
-    NotHost,
-    /// Only the seat's player may do this to it.
-    NotYourSeat,
-    /// The seat already has a player, or the account already plays another seat.
-    SeatTaken,
-    /// The game's seating does not allow it now: the game has begun, is still waiting for
-    /// players, or was not created by an account.
-    SeatingClosed,
-    /// The rules forbid the move.
-    RuleViolation,
-    /// `If-Match` is out of date.
-    VersionMismatch,
-    /// An `Idempotency-Key` reused for another move.
-    IdempotencyKeyReused,
-    /// A request with the same `Idempotency-Key` is still being processed.
-    IdempotencyKeyInFlight,
-    /// The server requires `If-Match` on moves and the request has none.
-    PreconditionRequired,
-    /// Lost a race with another move.
-    Conflict,
-    /// The game has no such document.
-    NoSuchDocument,
-    /// Something published only once the game is over.
-    GameInProgress,
-    /// Games chosen for statistics that are unfinished, of another kind, or listed twice.
-    InvalidSelection,
-    /// The game's log is as long as a game's log may be.
-    LogFull,
-    /// Too many event streams open for this token or client address.
-    TooManyStreams,
-    /// Too many requests from this token or client address (`http::rate_limit`).
-    RateLimited,
-    /// The server holds as many event streams as it can.
-    AtCapacity,
-    /// The move clock asked for cannot be used.
-    InvalidClock,
-    /// A bot plays the seat (so its player cannot move in it), or does not (so it cannot be
-    /// taken back from one), or already does.
-    BotSeat,
-    /// A vacation that cannot begin or end now.
-    VacationRefused,
-    /// A webhook that cannot be registered or changed like that.
-    InvalidWebhook,
-    /// The database does not answer.
-    Unavailable,
-    /// A fault on our side.
-    Internal,
+/// Declares every problem once: its variant, its code (the last part of its `type` URI), its
+/// status and its title. The enum, the lookup by code and the status of each are all made
+/// from this one list, so a new refusal is one row and a problem without a status cannot
+/// compile.
+macro_rules! problems {
+    ($( $(#[doc = $doc:literal])* $variant:ident => $code:literal, $status:ident, $title:literal; )*) => {
+        /// The kinds of problem a client can meet.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Problem {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl Problem {
+            /// Every problem, in the order declared.
+            pub const ALL: &'static [Problem] = &[$(Problem::$variant),*];
+
+            /// The problem's code: the last part of its `type`, `/problems/<code>`.
+            pub const fn code(self) -> &'static str {
+                match self { $(Problem::$variant => $code,)* }
+            }
+
+            /// The HTTP status every answer with this problem has.
+            pub const fn status(self) -> StatusCode {
+                match self { $(Problem::$variant => StatusCode::$status,)* }
+            }
+
+            /// The problem's title: the same for every answer with it.
+            pub const fn title(self) -> &'static str {
+                match self { $(Problem::$variant => $title,)* }
+            }
+        }
+    };
 }
 
-/// Code, status and title of every problem: the one place statuses are decided.
-#[rustfmt::skip]
-pub const PROBLEMS: &[(Problem, &str, u16, &str)] = &[
-    (Problem::MalformedRequest,     "malformed-request",      400, "The request is malformed"),
-    (Problem::InvalidAction,        "invalid-action",         400, "The body is not a move of this game"),
-    (Problem::InvalidText,          "invalid-text",           400, "A text field holds what it may not"),
-    (Problem::Unauthorized,         "unauthorized",           401, "A valid token is needed"),
-    (Problem::WrongGame,            "wrong-game",             403, "The token belongs to another game"),
-    (Problem::GameNotFound,         "game-not-found",         404, "No such game"),
-    (Problem::NotFound,             "not-found",              404, "No such resource"),
-    (Problem::TokenNotFound,        "token-not-found",        404, "The account has no such token"),
-    (Problem::NoSuchDocument,       "no-such-document",       404, "The game has no such document"),
-    (Problem::MethodNotAllowed,     "method-not-allowed",     405, "That method is not allowed here"),
-    (Problem::NotInvited,           "not-invited",            403, "The seat is not offered to you"),
-    (Problem::NotHost,              "not-host",               403, "Only the game's host may do this"),
-    (Problem::NotYourSeat,          "not-your-seat",          403, "Only the seat's player may do this"),
-    (Problem::NotYourMove,          "not-your-move",          409, "It is not your move"),
-    (Problem::SeatTaken,            "seat-taken",             409, "The seat is taken"),
-    (Problem::SeatingClosed,        "seating-closed",         409, "The game's seats cannot change now"),
-    (Problem::Conflict,             "conflict",               409, "Another move was recorded at the same time"),
-    (Problem::GameInProgress,       "game-in-progress",       409, "The game is still being played"),
-    (Problem::LogFull,              "log-full",               409, "The game's log has reached its length limit"),
-    (Problem::IdempotencyKeyInFlight, "idempotency-key-in-flight", 409, "A request with this Idempotency-Key is still being processed"),
-    (Problem::VersionMismatch,      "version-mismatch",       412, "The game has moved on"),
-    (Problem::PayloadTooLarge,      "payload-too-large",      413, "The body is too large"),
-    (Problem::UnsupportedMediaType, "unsupported-media-type", 415, "The body must be JSON"),
-    (Problem::UnknownGame,          "unknown-game",           422, "Parlour does not offer that game"),
-    (Problem::InvalidSetup,         "invalid-setup",          422, "The game cannot be set up like that"),
-    (Problem::RuleViolation,        "rule-violation",         422, "The rules forbid that move"),
-    (Problem::IdempotencyKeyReused, "idempotency-key-reused", 422, "Idempotency-Key reused for another move"),
-    (Problem::InvalidSelection,     "invalid-selection",      422, "Those games cannot be counted together"),
-    (Problem::InvalidClock,         "invalid-clock",          422, "The move clock cannot be set like that"),
-    (Problem::BotSeat,              "bot-seat",               409, "The seat's bot does not allow that"),
-    (Problem::VacationRefused,      "vacation-refused",       409, "The vacation cannot begin or end now"),
-    (Problem::InvalidWebhook,       "invalid-webhook",        422, "The webhook cannot be registered like that"),
-    (Problem::PreconditionRequired, "precondition-required",  428, "A move must say which version it was decided from"),
-    (Problem::TooManyStreams,       "too-many-streams",       429, "Too many event streams are open"),
-    (Problem::RateLimited,          "rate-limited",           429, "Too many requests"),
-    (Problem::Internal,             "internal",               500, "Something went wrong on our side"),
-    (Problem::Unavailable,          "unavailable",            503, "The database is not answering"),
-    (Problem::AtCapacity,           "at-capacity",            503, "The server is holding all the streams it can"),
-];
+problems! {
+    /// The request is not well formed (bad JSON, bad header, bad query).
+    MalformedRequest => "malformed-request", BAD_REQUEST, "The request is malformed";
+    /// A text field holds a control character, or is empty or too long.
+    InvalidText => "invalid-text", BAD_REQUEST, "A text field holds what it may not";
+    /// The body is larger than the server accepts.
+    PayloadTooLarge => "payload-too-large", PAYLOAD_TOO_LARGE, "The body is too large";
+    /// The body is not JSON (by its `Content-Type`).
+    UnsupportedMediaType => "unsupported-media-type", UNSUPPORTED_MEDIA_TYPE, "The body must be JSON";
+    /// The path exists but not with this method.
+    MethodNotAllowed => "method-not-allowed", METHOD_NOT_ALLOWED, "That method is not allowed here";
+    /// The body is well-formed JSON but not a move of this game.
+    InvalidAction => "invalid-action", BAD_REQUEST, "The body is not a move of this game";
+    /// The catalogue has no such game.
+    UnknownGame => "unknown-game", UNPROCESSABLE_ENTITY, "Parlour does not offer that game";
+    /// Players or options do not fit the game.
+    InvalidSetup => "invalid-setup", UNPROCESSABLE_ENTITY, "The game cannot be set up like that";
+    /// No token or an unknown one.
+    Unauthorized => "unauthorized", UNAUTHORIZED, "A valid token is needed";
+    /// The token belongs to another game.
+    WrongGame => "wrong-game", FORBIDDEN, "The token belongs to another game";
+    /// No such game.
+    GameNotFound => "game-not-found", NOT_FOUND, "No such game";
+    /// The caller's account has no such token.
+    TokenNotFound => "token-not-found", NOT_FOUND, "The account has no such token";
+    /// No such resource at all.
+    NotFound => "not-found", NOT_FOUND, "No such resource";
+    /// Not this seat's move (or the game is over).
+    NotYourMove => "not-your-move", CONFLICT, "It is not your move";
+    /// The seat is not offered to this account (a wrong invitation code, another's seat).
+    NotInvited => "not-invited", FORBIDDEN, "The seat is not offered to you";
+    /// Only the game's host may do this.
+    NotHost => "not-host", FORBIDDEN, "Only the game's host may do this";
+    /// Only the seat's player may do this to it.
+    NotYourSeat => "not-your-seat", FORBIDDEN, "Only the seat's player may do this";
+    /// The seat already has a player, or the account already plays another seat.
+    SeatTaken => "seat-taken", CONFLICT, "The seat is taken";
+    /// The game's seating does not allow it now: the game has begun, is still waiting for
+    /// players, or was not created by an account.
+    SeatingClosed => "seating-closed", CONFLICT, "The game's seats cannot change now";
+    /// The rules forbid the move.
+    RuleViolation => "rule-violation", UNPROCESSABLE_ENTITY, "The rules forbid that move";
+    /// `If-Match` is out of date.
+    VersionMismatch => "version-mismatch", PRECONDITION_FAILED, "The game has moved on";
+    /// An `Idempotency-Key` reused for another move.
+    IdempotencyKeyReused => "idempotency-key-reused", UNPROCESSABLE_ENTITY, "Idempotency-Key reused for another move";
+    /// A request with the same `Idempotency-Key` is still being processed.
+    IdempotencyKeyInFlight => "idempotency-key-in-flight", CONFLICT, "A request with this Idempotency-Key is still being processed";
+    /// The server requires `If-Match` on moves and the request has none.
+    PreconditionRequired => "precondition-required", PRECONDITION_REQUIRED, "A move must say which version it was decided from";
+    /// Lost a race with another move.
+    Conflict => "conflict", CONFLICT, "Another move was recorded at the same time";
+    /// The game has no such document.
+    NoSuchDocument => "no-such-document", NOT_FOUND, "The game has no such document";
+    /// Something published only once the game is over.
+    GameInProgress => "game-in-progress", CONFLICT, "The game is still being played";
+    /// Games chosen for statistics that are unfinished, of another kind, or listed twice.
+    InvalidSelection => "invalid-selection", UNPROCESSABLE_ENTITY, "Those games cannot be counted together";
+    /// The game's log is as long as a game's log may be.
+    LogFull => "log-full", CONFLICT, "The game's log has reached its length limit";
+    /// Too many event streams open for this token or client address.
+    TooManyStreams => "too-many-streams", TOO_MANY_REQUESTS, "Too many event streams are open";
+    /// Too many requests from this token or client address (`http::rate_limit`).
+    RateLimited => "rate-limited", TOO_MANY_REQUESTS, "Too many requests";
+    /// The server holds as many event streams as it can.
+    AtCapacity => "at-capacity", SERVICE_UNAVAILABLE, "The server is holding all the streams it can";
+    /// The move clock asked for cannot be used.
+    InvalidClock => "invalid-clock", UNPROCESSABLE_ENTITY, "The move clock cannot be set like that";
+    /// A bot plays the seat (so its player cannot move in it), or does not (so it cannot be
+    /// taken back from one), or already does.
+    BotSeat => "bot-seat", CONFLICT, "The seat's bot does not allow that";
+    /// A vacation that cannot begin or end now.
+    VacationRefused => "vacation-refused", CONFLICT, "The vacation cannot begin or end now";
+    /// A webhook that cannot be registered or changed like that.
+    InvalidWebhook => "invalid-webhook", UNPROCESSABLE_ENTITY, "The webhook cannot be registered like that";
+    /// The database does not answer.
+    Unavailable => "unavailable", SERVICE_UNAVAILABLE, "The database is not answering";
+    /// A fault on our side.
+    Internal => "internal", INTERNAL_SERVER_ERROR, "Something went wrong on our side";
+}
 
-/// Seconds a client is asked to wait (`Retry-After`) before trying again after a 503.
 pub const RETRY_AFTER_UNAVAILABLE: u64 = 2;
 /// Seconds a client is asked to wait before opening another stream after a 429 or 503.
 pub const RETRY_AFTER_STREAMS: u64 = 10;
@@ -157,17 +146,9 @@ const ACCEPT_POST: &str = "accept-post";
 const LOGGED_DETAIL_CHARS: usize = 200;
 
 impl Problem {
-    fn entry(self) -> (&'static str, u16, &'static str) {
-        PROBLEMS
-            .iter()
-            .find(|(p, ..)| *p == self)
-            .map(|(_, code, status, title)| (*code, *status, *title))
-            .unwrap_or(("internal", 500, "Something went wrong on our side"))
-    }
-
-    /// The stable code, as used in the `type` URI.
-    pub fn code(self) -> &'static str {
-        self.entry().0
+    /// The problem whose code this is, if any.
+    pub fn from_code(code: &str) -> Option<Problem> {
+        Problem::ALL.iter().copied().find(|p| p.code() == code)
     }
 
     /// The `Retry-After` this problem carries, in seconds, if trying again later can help.
@@ -267,6 +248,17 @@ pub fn description(problem: Problem) -> Option<&'static str> {
 }
 
 /// `text` cut to at most `max` characters (on a character boundary), marked when cut.
+/// Every error beneath `error`, outermost first, joined for the log.
+fn chain_of(error: &dyn std::error::Error) -> String {
+    let mut causes = Vec::new();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        causes.push(cause.to_string());
+        next = cause.source();
+    }
+    causes.join(": ")
+}
+
 pub fn truncated(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(max) {
         None => std::borrow::Cow::Borrowed(text),
@@ -375,8 +367,7 @@ impl ApiError {
 /// (it can quote whatever the client sent).
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let status = self.problem.entry().1;
-        if status < 500 {
+        if !self.problem.status().is_server_error() {
             let detail = truncated(&self.detail, LOGGED_DETAIL_CHARS);
             return write!(f, "{}: {detail}", self.problem.code());
         }
@@ -390,18 +381,22 @@ impl std::fmt::Display for ApiError {
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        StatusCode::from_u16(self.problem.entry().1).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+        self.problem.status()
     }
 
     fn error_response(&self) -> HttpResponse {
         // Logging is done once per request, by `telemetry::RootSpan`, at a level that fits.
-        let (code, status, title) = self.problem.entry();
+        let (code, status, title) = (
+            self.problem.code(),
+            self.problem.status().as_u16(),
+            self.problem.title(),
+        );
         let mut body = Map::new();
         body.insert("type".into(), json!(format!("/problems/{code}")));
         body.insert("title".into(), json!(title));
         body.insert("status".into(), json!(status));
         // Faults on our side are logged in full, but a client is not shown their insides.
-        let detail = if status >= 500 && self.problem == Problem::Internal {
+        let detail = if self.problem == Problem::Internal {
             "The server could not complete the request; it has been logged.".to_string()
         } else {
             self.detail.clone()
@@ -531,7 +526,9 @@ impl From<ServiceError> for ApiError {
                 ApiError::new(Problem::NotInvited, detail)
             }
             ServiceError::Seating(_) => ApiError::new(Problem::InvalidSetup, detail),
-            ServiceError::Internal(_) => ApiError::new(Problem::Internal, detail),
+            ServiceError::Internal(fault) => {
+                ApiError::new(Problem::Internal, detail).caused_by(chain_of(&fault))
+            }
         }
     }
 }
@@ -552,56 +549,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_problem_has_one_entry_and_a_unique_code() {
-        let mut codes: Vec<&str> = PROBLEMS.iter().map(|(_, code, ..)| *code).collect();
+    fn every_problem_has_a_unique_code_that_finds_it_again() {
+        let mut codes: Vec<&str> = Problem::ALL.iter().map(|p| p.code()).collect();
         codes.sort();
         codes.dedup();
-        assert_eq!(codes.len(), PROBLEMS.len());
-        assert!(PROBLEMS.iter().all(|(p, code, ..)| p.code() == *code));
-        // Every variant must be listed; a missing one would silently answer 500.
-        let listed: Vec<Problem> = PROBLEMS.iter().map(|(p, ..)| *p).collect();
-        for problem in [
-            Problem::MalformedRequest,
-            Problem::InvalidText,
-            Problem::PayloadTooLarge,
-            Problem::UnsupportedMediaType,
-            Problem::MethodNotAllowed,
-            Problem::InvalidAction,
-            Problem::UnknownGame,
-            Problem::InvalidSetup,
-            Problem::Unauthorized,
-            Problem::WrongGame,
-            Problem::GameNotFound,
-            Problem::TokenNotFound,
-            Problem::NotFound,
-            Problem::NotYourMove,
-            Problem::NotInvited,
-            Problem::NotHost,
-            Problem::NotYourSeat,
-            Problem::SeatTaken,
-            Problem::SeatingClosed,
-            Problem::RuleViolation,
-            Problem::VersionMismatch,
-            Problem::IdempotencyKeyReused,
-            Problem::IdempotencyKeyInFlight,
-            Problem::PreconditionRequired,
-            Problem::Conflict,
-            Problem::NoSuchDocument,
-            Problem::GameInProgress,
-            Problem::InvalidSelection,
-            Problem::InvalidClock,
-            Problem::BotSeat,
-            Problem::VacationRefused,
-            Problem::InvalidWebhook,
-            Problem::LogFull,
-            Problem::TooManyStreams,
-            Problem::RateLimited,
-            Problem::AtCapacity,
-            Problem::Unavailable,
-            Problem::Internal,
-        ] {
-            assert!(listed.contains(&problem), "{problem:?} is not in PROBLEMS");
+        assert_eq!(codes.len(), Problem::ALL.len());
+        for problem in Problem::ALL {
+            assert_eq!(Problem::from_code(problem.code()), Some(*problem));
+            let status = problem.status();
+            assert!(
+                status.is_client_error() || status.is_server_error(),
+                "{problem:?} answers {status}"
+            );
         }
+        assert_eq!(Problem::from_code("no-such-problem"), None);
     }
 
     #[test]

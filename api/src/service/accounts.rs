@@ -178,7 +178,7 @@ impl Parlour {
             hex::encode(&random_bytes()?[..12])
         );
         let lifetime = chrono::Duration::from_std(SIGN_IN_CODE_LIFETIME)
-            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+            .map_err(|e| Fault::new("a sign-in code's lifetime is out of range", e))?;
         let record = SignInCodeRecord {
             code_hash: token_hash(&code),
             account: caller.account.id,

@@ -2,6 +2,7 @@
 
 use parlour_domain::table_events::TableRefusal;
 
+use super::write::{Batch, Committed, Keyed, Step};
 use super::*;
 
 /// Who makes a move: the seat's player, or the bot that plays the seat.
@@ -33,6 +34,7 @@ impl Parlour {
 
     /// Makes a move in `seat` for `mover`: the one path every move takes, a person's or a
     /// bot's, so that both are decided, logged and answered alike.
+    #[tracing::instrument(name = "act", level = "debug", skip_all, fields(game = %id, seat = seat))]
     pub(super) async fn act_as(
         &self,
         id: Uuid,
@@ -56,160 +58,116 @@ impl Parlour {
         let fingerprint = hex::encode(Sha256::digest(
             chain::canonical_json(&request.action).as_bytes(),
         ));
-        let slot = self.slot(id);
         // A move is decided from the cached table as it stands: if another instance moved the
         // game since, the append collides, or the table refuses a move that is in fact legal
         // now; only then is it worth asking the store where the log ends.
-        let mut freshness = Freshness::Cached;
-        for _ in 0..APPEND_ATTEMPTS {
-            let mut guard = slot.game.lock().await;
-            let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
-            let played_by_bot = loaded.sitting.table.bot(Seat(seat)).is_some();
-            if played_by_bot != matches!(mover, Mover::Bot { .. }) {
-                // A cached table may not know yet that the seat changed hands.
-                if freshness == Freshness::Cached {
-                    freshness = Freshness::AtHead;
-                    continue;
+        let keyed = request.idempotency_key.as_deref().map(|key| Keyed {
+            seat,
+            key,
+            fingerprint: &fingerprint,
+        });
+        let answered = self
+            .commit(id, Freshness::Cached, keyed, |loaded, freshness| {
+                let played_by_bot = loaded.sitting.table.bot(Seat(seat)).is_some();
+                if played_by_bot != matches!(mover, Mover::Bot { .. }) {
+                    // A cached table may not know yet that the seat changed hands.
+                    if freshness == Freshness::Cached {
+                        return Ok(Step::AtHead);
+                    }
+                    return Err(match mover {
+                        Mover::Player => ServiceError::PlayedByBot(seat),
+                        Mover::Bot { .. } => TableRefusal::NotBot(Seat(seat)).into(),
+                    });
                 }
-                return Err(match mover {
-                    Mover::Player => ServiceError::PlayedByBot(seat),
-                    Mover::Bot { .. } => TableRefusal::NotBot(Seat(seat)).into(),
-                });
-            }
-            if let Some(key) = &request.idempotency_key {
-                if let Some(first) = self.store.idempotent_move(id, seat, key).await? {
-                    let cutoff = self.idempotency_cutoff();
-                    if first.created_at > cutoff {
-                        if first.fingerprint != fingerprint {
-                            return Err(ServiceError::KeyReused);
-                        }
-                        drop(guard);
-                        let mut view = self.state_at(id, caller, first.version).await?;
-                        view.receipt = self.receipt_at(id, first.version).await?;
-                        return Ok(Acted {
-                            view,
-                            replayed: true,
+                if let Some(expected) = request.if_match {
+                    if expected != loaded.version && freshness == Freshness::Cached {
+                        return Ok(Step::AtHead);
+                    }
+                    if expected != loaded.version {
+                        return Err(ServiceError::Stale {
+                            expected,
+                            current: loaded.version,
                         });
                     }
-                    // Expired: the key is forgotten and the move judged afresh, like any other
-                    // (an old move sent again is then refused by the rules or the version).
-                    self.store
-                        .forget_idempotent_move(id, seat, key, cutoff)
-                        .await?;
                 }
-            }
-            if let Some(expected) = request.if_match {
-                if expected != loaded.version && freshness == Freshness::Cached {
-                    freshness = Freshness::AtHead;
-                    continue;
-                }
-                if expected != loaded.version {
-                    return Err(ServiceError::Stale {
-                        expected,
-                        current: loaded.version,
-                    });
-                }
-            }
-            let first_seq = loaded.version + 1;
-            // The moment the move is judged at is the moment the log records for it, so a
-            // replay judges it against the same deadline. A paced bot's move was ready when
-            // its pace ran out (its search stopped well before), so that moment is its own,
-            // if it has come: never later than now, never before the entry it answers (the
-            // version is the one it decided from).
-            let now = self.now();
-            let at = match mover {
-                Mover::Bot { paced: Some(paced) } if paced <= now => paced,
-                _ => now,
-            };
-            let decision = match loaded.sitting.decide(
-                Seat(seat),
-                &request.action,
-                &mut Chance::new(loaded.record.seed, first_seq),
-                moment(at),
-            ) {
-                Ok(decision) => decision,
-                // A body that is no move of this game is refused whatever the game's state.
-                Err(refused @ Refused::Malformed(_)) => return Err(refused.into()),
-                Err(_) if freshness == Freshness::Cached => {
-                    freshness = Freshness::AtHead;
-                    continue;
-                }
-                Err(refused) => return Err(refused.into()),
-            };
-            // The log keeps the action as the game parsed it, not the body as sent.
-            let events = chain_events(
-                &loaded.record,
-                &decision.events,
-                first_seq,
-                Some(seat),
-                decision.action.as_ref(),
-                &loaded.head_hash,
-                at,
-            )?;
-            let version = loaded.version + events.len() as u64;
-            if version > self.max_events {
-                return Err(ServiceError::LogFull {
-                    limit: self.max_events,
+                let first_seq = loaded.version + 1;
+                // The moment the move is judged at is the moment the log records for it, so a
+                // replay judges it against the same deadline. A paced bot's move was ready
+                // when its pace ran out (its search stopped well before), so that moment is
+                // its own, if it has come: never later than now, never before the entry it
+                // answers (the version is the one it decided from).
+                let now = self.now();
+                let at = match mover {
+                    Mover::Bot { paced: Some(paced) } if paced <= now => paced,
+                    _ => now,
+                };
+                let decision = match loaded.sitting.decide(
+                    Seat(seat),
+                    &request.action,
+                    &mut Chance::new(loaded.record.seed, first_seq),
+                    moment(at),
+                ) {
+                    Ok(decision) => decision,
+                    // A body that is no move of this game is refused whatever the game's state.
+                    Err(refused @ Refused::Malformed(_)) => return Err(refused.into()),
+                    Err(_) if freshness == Freshness::Cached => return Ok(Step::AtHead),
+                    Err(refused) => return Err(refused.into()),
+                };
+                // The log keeps the action as the game parsed it, not the body as sent.
+                let events = chain_events(
+                    &loaded.record,
+                    &decision.events,
+                    first_seq,
+                    Some(seat),
+                    decision.action.as_ref(),
+                    &loaded.head_hash,
+                    at,
+                )?;
+                let key = request.idempotency_key.as_ref().map(|key| IdempotentMove {
+                    seat,
+                    key: key.clone(),
+                    fingerprint: fingerprint.clone(),
+                    version: loaded.version + events.len() as u64,
+                    created_at: self.clock.now(),
                 });
-            }
-            let key = request.idempotency_key.as_ref().map(|key| IdempotentMove {
-                seat,
-                key: key.clone(),
-                fingerprint: fingerprint.clone(),
-                version,
-                created_at: self.clock.now(),
-            });
-            match self.append_batch(loaded, &events, key.as_ref()).await {
-                Ok(Appended::Recorded) => {
-                    self.count_move();
-                    loaded.sitting.apply_decision(
-                        decision,
-                        Stamp {
-                            at: moment(at),
-                            mover: Some(Seat(seat)),
-                        },
-                    );
-                    self.attend(loaded).await;
-                    loaded.version = version;
-                    loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
-                    loaded.last = LastEntry::of(&events).or(loaded.last.take());
-                    self.publish_if_over(loaded).await;
-                    let mut view = game_view(loaded, &loaded.sitting, version, caller);
-                    view.receipt = Some(self.signer.sign(id, version, &loaded.head_hash));
-                    // After the commit and the answer: the snapshot is written by a task of
-                    // its own, and only every `--snapshot-every` entries.
-                    self.keep_snapshot(loaded);
-                    return Ok(Acted {
-                        view,
-                        replayed: false,
-                    });
-                }
-                Ok(Appended::LostRace) => {
-                    // Someone else wrote first: the log is the truth, so catch up with it.
-                    // The next attempt re-checks If-Match and the key against the new version.
-                    tracing::info!(game = %id, "append lost a race; catching up with the log");
-                    freshness = Freshness::AtHead;
-                }
-                Err(unknown @ ServiceError::OutcomeUnknown { .. }) => {
-                    // The move may be in the log although we could not hear so: forget the
-                    // cached table, so that the next request reads the truth from the log.
-                    *guard = None;
-                    return Err(unknown);
-                }
-                Err(other) => return Err(other),
+                Ok(Step::Append(Batch {
+                    events,
+                    key,
+                    link: None,
+                    then: move |loaded: &mut Loaded| {
+                        self.count_move();
+                        loaded.sitting.apply_decision(
+                            decision,
+                            Stamp {
+                                at: moment(at),
+                                mover: Some(Seat(seat)),
+                            },
+                        );
+                        let mut view = game_view(loaded, &loaded.sitting, loaded.version, caller);
+                        view.receipt =
+                            Some(self.signer.sign(id, loaded.version, &loaded.head_hash));
+                        // After the commit and the answer: the snapshot is written by a task
+                        // of its own, and only every `--snapshot-every` entries.
+                        self.keep_snapshot(loaded);
+                        view
+                    },
+                }))
+            })
+            .await?;
+        match answered {
+            Committed::Done(view) => Ok(Acted {
+                view,
+                replayed: false,
+            }),
+            Committed::Replayed(version) => {
+                let mut view = self.state_at(id, caller, version).await?;
+                view.receipt = self.receipt_at(id, version).await?;
+                Ok(Acted {
+                    view,
+                    replayed: true,
+                })
             }
         }
-        Err(ServiceError::Conflict)
-    }
-
-    /// The time before which a recorded idempotency key has expired.
-    fn idempotency_cutoff(&self) -> chrono::DateTime<chrono::Utc> {
-        let lifetime =
-            chrono::Duration::from_std(self.idempotency_lifetime).unwrap_or(chrono::Duration::MAX);
-        self.clock
-            .now()
-            .checked_sub_signed(lifetime)
-            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
     }
 
     /// Marks (game, seat, key) as being processed, or refuses if it already is.

@@ -236,7 +236,7 @@ impl Parlour {
         let _permit = thinking()
             .acquire()
             .await
-            .map_err(|e| ServiceError::Internal(format!("the bots' semaphore closed: {e}")))?;
+            .map_err(|e| Fault::new("the bots' semaphore closed", e))?;
         let (engine, rules, seat) = (turn.engine, turn.rules.clone_table(), turn.seat);
         let seed = u64::from_le_bytes(random_bytes()?[..8].try_into().unwrap_or([0; 8]));
         let chosen = tokio::task::spawn_blocking(move || {
@@ -248,13 +248,15 @@ impl Parlour {
             bots::play_until(engine, rules.as_ref(), seat, &log, level, seed, time_up)
         })
         .await
-        .map_err(|e| ServiceError::Internal(format!("a bot's thread failed: {e}")))?;
+        .map_err(|e| Fault::new("a bot's thread failed", e))?;
         match chosen {
             Ok(action) => Ok(Some(action)),
             Err(BotError::Waits(_) | BotError::NothingToDo(_)) => Ok(None),
-            Err(other) => Err(ServiceError::Internal(format!(
-                "a bot could not observe {seat}: {other}"
-            ))),
+            Err(other) => Err(Fault::new(
+                "a bot could not observe its seat",
+                format!("{seat}: {other}"),
+            )
+            .into()),
         }
     }
 

@@ -44,7 +44,7 @@ impl Parlour {
             None => {
                 let last = events
                     .last()
-                    .ok_or_else(|| ServiceError::Internal("a finished game has no log".into()))?;
+                    .ok_or_else(|| Fault::bare("a finished game has no log"))?;
                 self.store
                     .publish_checkpoint(id, last.seq, &last.hash, self.clock.now())
                     .await?

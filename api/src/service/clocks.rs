@@ -12,6 +12,7 @@
 use parlour_domain::clocks::{Due, TimeControl, TimeoutPolicy, EMPTY_BANK_HOURS};
 use parlour_domain::table_events::TableRefusal;
 
+use super::write::{Batch, Committed, Step};
 use super::*;
 use crate::dto::{ClockView, NewClock, OnTimeout, SeatClockView, TimeControlPlan};
 
@@ -184,46 +185,38 @@ impl Parlour {
     }
 
     /// Records everything due on one game's clocks now, one commit per reminder or timeout.
+    #[tracing::instrument(name = "clock_sweep", level = "debug", skip_all, fields(game = %id))]
     async fn sweep_game(&self, id: Uuid, sweep: &mut Sweep) -> Result<()> {
-        let slot = self.slot(id);
         let mut freshness = Freshness::AtHead;
-        let mut attempts = 0;
         loop {
-            let mut guard = slot.game.lock().await;
-            let loaded = self.ensure_loaded(id, &slot, &mut guard, freshness).await?;
-            let at = self.now();
-            let Some(due) = loaded.sitting.due(moment(at)).first().copied() else {
-                self.attend(loaded).await;
+            let recorded = self
+                .commit(id, freshness, None, |loaded, _| {
+                    let at = self.now();
+                    let Some(due) = loaded.sitting.due(moment(at)).first().copied() else {
+                        return Ok(Step::Answer(None));
+                    };
+                    let (scratch, events) = self.record_due(loaded, due, at)?;
+                    Ok(Step::Append(Batch {
+                        events,
+                        key: None,
+                        link: None,
+                        then: move |loaded: &mut Loaded| {
+                            loaded.sitting = scratch;
+                            Some(due)
+                        },
+                    }))
+                })
+                .await?;
+            let Committed::Done(recorded) = recorded else {
                 return Ok(());
             };
-            let (scratch, events) = self.record_due(loaded, due, at)?;
-            match self.append_batch(loaded, &events, None).await {
-                Ok(Appended::Recorded) => {
-                    loaded.sitting = scratch;
-                    loaded.version += events.len() as u64;
-                    loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
-                    loaded.last = LastEntry::of(&events).or(loaded.last.take());
-                    self.publish_if_over(loaded).await;
-                    match due {
-                        Due::Reminder(_) => sweep.reminders += 1,
-                        Due::Timeout(_) => sweep.timeouts += 1,
-                    }
-                    freshness = Freshness::Cached;
-                    attempts = 0;
-                }
-                Ok(Appended::LostRace) => {
-                    attempts += 1;
-                    if attempts >= APPEND_ATTEMPTS {
-                        return Err(ServiceError::Conflict);
-                    }
-                    freshness = Freshness::AtHead;
-                }
-                Err(unknown @ ServiceError::OutcomeUnknown { .. }) => {
-                    *guard = None;
-                    return Err(unknown);
-                }
-                Err(other) => return Err(other),
+            match recorded {
+                None => return Ok(()),
+                Some(Due::Reminder(_)) => sweep.reminders += 1,
+                Some(Due::Timeout(_)) => sweep.timeouts += 1,
             }
+            // What this instance just wrote is the head: the next look needs no read.
+            freshness = Freshness::Cached;
         }
     }
 
@@ -318,12 +311,6 @@ impl Parlour {
                     mover: Some(seat),
                 },
             );
-        }
-        let length = loaded.version + events.len() as u64;
-        if length > self.max_events {
-            return Err(ServiceError::LogFull {
-                limit: self.max_events,
-            });
         }
         Ok((scratch, events))
     }

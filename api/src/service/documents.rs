@@ -63,7 +63,9 @@ impl Parlour {
                 "{game} keeps no statistics"
             ))),
             Some(Ok(statistics)) => Ok(statistics),
-            Some(Err(error)) => Err(ServiceError::Internal(error)),
+            Some(Err(error)) => {
+                Err(Fault::new("the statistics could not be counted", error).into())
+            }
         }
     }
 

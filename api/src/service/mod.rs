@@ -157,9 +157,41 @@ pub enum ServiceError {
     /// No match has this id.
     #[error("there is no match {0}")]
     MatchNotFound(Uuid),
-    /// The store failed, or holds something the engine cannot read.
-    #[error("{0}")]
-    Internal(String),
+    /// A fault on our side (the store failed, or holds something the engine cannot read),
+    /// with its cause kept whole for the log.
+    #[error(transparent)]
+    Internal(#[from] Fault),
+}
+
+/// A fault on our side: what was being done, and the error that stopped it, kept as the
+/// error's `source` so that the log shows the whole chain. Never shown to a client.
+#[derive(Debug, thiserror::Error)]
+#[error("{doing}{}", cause.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
+pub struct Fault {
+    /// What the server was doing, in words: "the stored game cannot be rebuilt".
+    doing: &'static str,
+    /// What stopped it.
+    #[source]
+    cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Fault {
+    /// `doing` failed because of `cause`.
+    pub fn new(
+        doing: &'static str,
+        cause: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Fault {
+            doing,
+            cause: Some(cause.into()),
+        }
+    }
+
+    /// `doing` failed, and there is no error beneath it to name: a fact that should hold
+    /// did not.
+    pub fn bare(doing: &'static str) -> Self {
+        Fault { doing, cause: None }
+    }
 }
 
 impl From<StoreError> for ServiceError {
@@ -167,7 +199,7 @@ impl From<StoreError> for ServiceError {
         match error {
             StoreError::Conflict => ServiceError::Conflict,
             StoreError::Unavailable { reason, .. } => ServiceError::Unavailable(reason),
-            other => ServiceError::Internal(other.to_string()),
+            other => Fault::new("the store failed", other).into(),
         }
     }
 }
@@ -181,7 +213,6 @@ mod audit;
 pub mod bots;
 mod cache;
 mod checkpoints;
-mod clock;
 mod clocks;
 pub mod commit;
 mod create;
@@ -194,19 +225,21 @@ mod revocations;
 mod seating;
 mod table;
 pub mod text;
+mod time_source;
 mod vacation;
 pub mod webhooks;
+mod write;
 
 pub use accounts::{
     AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME, SIGN_IN_CODE_LIFETIME,
     SIGN_IN_CODE_PREFIX,
 };
-pub use clock::{Clock, ManualClock, SystemClock};
 pub use clocks::Sweep;
 pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
 pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 pub use table::IdleSweep;
+pub use time_source::{Clock, ManualClock, SystemClock};
 pub use vacation::DEFAULT_VACATION_DAYS;
 
 pub use cache::{
@@ -221,8 +254,6 @@ use seating::status_of;
 
 /// How many seat tokens stay in memory.
 const CACHED_TOKENS: usize = 100_000;
-/// How many times a move is re-decided after losing a race to another writer.
-const APPEND_ATTEMPTS: usize = 3;
 /// The rules version games are created under now (the domain's latest); a game replays and
 /// audits under its own, recorded in its creation record.
 pub use parlour_domain::RULES_VERSION;
@@ -274,14 +305,6 @@ pub struct Parlour {
     bot_pace: Duration,
     /// The account tokens this instance's streams and long-polls hold (`revocations`).
     revocations: Arc<Revocations>,
-}
-
-/// How an append went, when it did not fail outright.
-enum Appended {
-    /// The batch is in the log.
-    Recorded,
-    /// Another writer took the position first; nothing was written.
-    LostRace,
 }
 
 /// Decides what durable work must follow a batch of entries once it is committed. The
@@ -349,7 +372,7 @@ fn random_bytes() -> Result<[u8; 32]> {
     let mut bytes = [0u8; 32];
     OsRng
         .try_fill_bytes(&mut bytes)
-        .map_err(|e| ServiceError::Internal(format!("the operating system's RNG failed: {e}")))?;
+        .map_err(|e| Fault::new("the operating system's RNG failed", e))?;
     Ok(bytes)
 }
 
@@ -363,7 +386,7 @@ fn engine_for(game: &str) -> Result<&'static dyn Engine> {
 }
 
 fn corrupt(error: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Internal(format!("the stored game cannot be rebuilt: {error}"))
+    Fault::new("the stored game cannot be rebuilt", error.to_string()).into()
 }
 
 /// Turns decided events into stored ones, sealing and chaining them from `head_hash` in the
@@ -557,43 +580,6 @@ impl Parlour {
     pub fn with_after_commit(mut self, policy: Arc<dyn AfterCommit>) -> Self {
         self.after_commit.push(policy);
         self
-    }
-
-    /// Appends a batch decided from `loaded`, with the durable work that must follow it, in
-    /// one transaction. A lost race is the caller's to retry; a write that may have committed
-    /// unheard is `OutcomeUnknown`, and the caller must drop its cached table.
-    async fn append_batch(
-        &self,
-        loaded: &Loaded,
-        events: &[StoredEvent],
-        key: Option<&IdempotentMove>,
-    ) -> Result<Appended> {
-        let work: Vec<OutboxMessage> = self
-            .after_commit
-            .iter()
-            .flat_map(|policy| policy.durable_work(&loaded.record, &loaded.sitting, events))
-            .collect();
-        let append = store::Append {
-            id: loaded.record.id,
-            events: events.to_vec(),
-            idempotent: key.cloned(),
-            outbox: work,
-        };
-        match self.committer.append(append).await {
-            Ok(()) => {
-                self.commits.committed();
-                Ok(Appended::Recorded)
-            }
-            Err(StoreError::Conflict) => Ok(Appended::LostRace),
-            Err(StoreError::Unavailable {
-                reason,
-                maybe_written: true,
-            }) => Err(ServiceError::OutcomeUnknown {
-                reason,
-                keyed: key.is_some(),
-            }),
-            Err(other) => Err(other.into()),
-        }
     }
 
     /// The same service keeping its cache so (`cache`).

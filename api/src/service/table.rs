@@ -3,6 +3,7 @@
 
 use parlour_domain::table_events::TableRefusal;
 
+use super::write::{Batch, Committed, Step};
 use super::*;
 
 impl Parlour {
@@ -24,6 +25,7 @@ impl Parlour {
     /// judged under the same lock and at the same version as the framework's own rules. Once
     /// both have passed, and just before the append, `link` (an account the event places in
     /// the game) is noted for the inbox: a refused event notes nothing.
+    #[tracing::instrument(name = "table_event", level = "debug", skip_all, fields(game = %id, kind = %event.kind()))]
     pub(super) async fn record_table_event_if(
         &self,
         id: Uuid,
@@ -32,56 +34,36 @@ impl Parlour {
         link: Option<Uuid>,
         check: impl Fn(&Loaded) -> Result<()>,
     ) -> Result<u64> {
-        let slot = self.slot(id);
-        for _ in 0..APPEND_ATTEMPTS {
-            let mut guard = slot.game.lock().await;
-            // Table events are rare and must be judged on the whole log: always at its head.
-            let loaded = self
-                .ensure_loaded(id, &slot, &mut guard, Freshness::AtHead)
-                .await?;
-            check(loaded)?;
-            let at = self.now();
-            loaded.sitting.admit(&event, moment(at))?;
-            if let Some(account) = link {
-                self.store
-                    .link_account_game(account, id, self.clock.now())
-                    .await?;
-            }
-            let entry = event.to_recorded();
-            let events = chain_events(
-                &loaded.record,
-                std::slice::from_ref(&entry),
-                loaded.version + 1,
-                actor,
-                None,
-                &loaded.head_hash,
-                at,
-            )?;
-            let version = loaded.version + 1;
-            if version > self.max_events {
-                return Err(ServiceError::LogFull {
-                    limit: self.max_events,
-                });
-            }
-            match self.append_batch(loaded, &events, None).await {
-                Ok(Appended::Recorded) => {
-                    loaded.sitting.apply_table(&event, moment(at));
-                    self.attend(loaded).await;
-                    loaded.version = version;
-                    loaded.head_hash = events.last().map(|e| e.hash.clone()).unwrap_or_default();
-                    loaded.last = LastEntry::of(&events).or(loaded.last.take());
-                    self.publish_if_over(loaded).await;
-                    return Ok(version);
-                }
-                Ok(Appended::LostRace) => continue,
-                Err(unknown @ ServiceError::OutcomeUnknown { .. }) => {
-                    *guard = None;
-                    return Err(unknown);
-                }
-                Err(other) => return Err(other),
-            }
+        // Table events are rare and must be judged on the whole log: always at its head.
+        let committed = self
+            .commit(id, Freshness::AtHead, None, |loaded, _| {
+                check(loaded)?;
+                let at = self.now();
+                loaded.sitting.admit(&event, moment(at))?;
+                let events = chain_events(
+                    &loaded.record,
+                    &[event.to_recorded()],
+                    loaded.version + 1,
+                    actor,
+                    None,
+                    &loaded.head_hash,
+                    at,
+                )?;
+                let event = event.clone();
+                Ok(Step::Append(Batch {
+                    events,
+                    key: None,
+                    link,
+                    then: move |loaded: &mut Loaded| {
+                        loaded.sitting.apply_table(&event, moment(at));
+                        loaded.version
+                    },
+                }))
+            })
+            .await?;
+        match committed {
+            Committed::Done(version) | Committed::Replayed(version) => Ok(version),
         }
-        Err(ServiceError::Conflict)
     }
 }
 

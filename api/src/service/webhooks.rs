@@ -825,8 +825,8 @@ fn describe_error(error: &reqwest::Error) -> String {
     }
 }
 
-fn internal(error: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Internal(error.to_string())
+fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ServiceError {
+    Fault::new("a webhook could not be prepared", error).into()
 }
 
 #[cfg(test)]

@@ -184,27 +184,11 @@ impl CheckpointStore for SqliteStore {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> CheckpointStore for Deadline<S> {
-    async fn publish_checkpoint(
-        &self,
-        game: Uuid,
-        seq: u64,
-        hash: &str,
-        at: DateTime<Utc>,
-    ) -> Result<CheckpointRecord, StoreError> {
-        self.run(true, self.inner.publish_checkpoint(game, seq, hash, at))
-            .await
-    }
-    async fn checkpoint_of(&self, game: Uuid) -> Result<Option<CheckpointRecord>, StoreError> {
-        self.run(false, self.inner.checkpoint_of(game)).await
-    }
-    async fn checkpoints_after(
-        &self,
-        position: u64,
-        limit: u32,
-    ) -> Result<Vec<CheckpointRecord>, StoreError> {
-        self.run(false, self.inner.checkpoints_after(position, limit))
-            .await
+bounded! {
+    impl CheckpointStore {
+        write fn publish_checkpoint(&self, game: Uuid, seq: u64, hash: &str,
+            at: DateTime<Utc>) -> CheckpointRecord;
+        read fn checkpoint_of(&self, game: Uuid) -> Option<CheckpointRecord>;
+        read fn checkpoints_after(&self, position: u64, limit: u32) -> Vec<CheckpointRecord>;
     }
 }

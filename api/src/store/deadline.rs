@@ -8,8 +8,10 @@
 //! the deadline here is the backstop for a server that cannot even enforce its own timeout.
 
 use std::future::Future;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use tracing::Instrument;
 
 use async_trait::async_trait;
 use uuid::Uuid;
@@ -86,10 +88,14 @@ impl<S: EventStore> Deadline<S> {
     /// so that a failure after the statement was sent is reported as `maybe_written`.
     pub(super) async fn run<T>(
         &self,
+        name: &'static str,
         writes: bool,
         call: impl Future<Output = Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        let result = match tokio::time::timeout(self.limit, call).await {
+        // Every store call in a span of its own, inside the use case's: with `RUST_LOG=debug`
+        // a move is followed from its request to each statement it made.
+        let span = tracing::debug_span!("store", call = name);
+        let result = match tokio::time::timeout(self.limit, call.instrument(span)).await {
             Ok(result) => result.map_err(|error| classify(error, writes)),
             Err(_) => Err(StoreError::Unavailable {
                 reason: format!("no answer within {} ms", self.limit.as_millis()),
@@ -169,41 +175,15 @@ fn outage(error: &sqlx::Error) -> Option<Sent> {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> GameStore for Deadline<S> {
-    async fn create_game(
-        &self,
-        game: &GameRecord,
-        seats: &[SeatCredential],
-        events: &[StoredEvent],
-        outbox: &[OutboxMessage],
-        attention: Option<DateTime<Utc>>,
-    ) -> Result<(), StoreError> {
-        self.run(
-            true,
-            self.inner
-                .create_game(game, seats, events, outbox, attention),
-        )
-        .await
+bounded! {
+    impl GameStore {
+        write fn create_game(&self, game: &GameRecord, seats: &[SeatCredential],
+            events: &[StoredEvent], outbox: &[OutboxMessage],
+            attention: Option<DateTime<Utc>>) -> ();
+        read fn game(&self, id: Uuid) -> Option<GameRecord>;
+        read fn seat_for_token(&self, game: Uuid, token_hash: &str) -> Option<(Uuid, u8)>;
+        read fn ping(&self) -> ();
     }
-
-    async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        self.run(false, self.inner.game(id)).await
-    }
-
-    async fn seat_for_token(
-        &self,
-        game: Uuid,
-        token_hash: &str,
-    ) -> Result<Option<(Uuid, u8)>, StoreError> {
-        self.run(false, self.inner.seat_for_token(game, token_hash))
-            .await
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        self.run(false, self.inner.ping()).await
-    }
-
     fn error_counts(&self) -> StoreErrorCounts {
         StoreErrorCounts {
             unavailable: self.unavailable.load(Ordering::Relaxed),
@@ -212,61 +192,29 @@ impl<S: EventStore> GameStore for Deadline<S> {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> LogStore for Deadline<S> {
-    async fn events(
-        &self,
-        id: Uuid,
-        after: u64,
-        limit: Option<u64>,
-    ) -> Result<Vec<StoredEvent>, StoreError> {
-        self.run(false, self.inner.events(id, after, limit)).await
+bounded! {
+    impl LogStore {
+        read fn events(&self, id: Uuid, after: u64, limit: Option<u64>) -> Vec<StoredEvent>;
+        write fn append_with_outbox(&self, id: Uuid, events: &[StoredEvent],
+            idempotent: Option<&IdempotentMove>, outbox: &[OutboxMessage]) -> ();
+        read fn head(&self, id: Uuid) -> Option<(u64, String)>;
+        read fn idempotent_move(&self, id: Uuid, seat: u8, key: &str) -> Option<IdempotentMove>;
     }
-
-    async fn append_with_outbox(
-        &self,
-        id: Uuid,
-        events: &[StoredEvent],
-        idempotent: Option<&IdempotentMove>,
-        outbox: &[OutboxMessage],
-    ) -> Result<(), StoreError> {
-        self.run(
-            true,
-            self.inner
-                .append_with_outbox(id, events, idempotent, outbox),
-        )
-        .await
-    }
-
     async fn append_group(
         &self,
         appends: &[Append],
     ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-        let answers = self.run(true, self.inner.append_group(appends)).await?;
+        let answers = self
+            .run("append_group", true, self.inner.append_group(appends))
+            .await?;
         Ok(answers
             .into_iter()
             .map(|answer| answer.map_err(|error| classify(error, true)))
             .collect())
     }
-
     fn parallel_writers(&self) -> usize {
         self.inner.parallel_writers()
     }
-
-    async fn head(&self, id: Uuid) -> Result<Option<(u64, String)>, StoreError> {
-        self.run(false, self.inner.head(id)).await
-    }
-
-    async fn idempotent_move(
-        &self,
-        id: Uuid,
-        seat: u8,
-        key: &str,
-    ) -> Result<Option<IdempotentMove>, StoreError> {
-        self.run(false, self.inner.idempotent_move(id, seat, key))
-            .await
-    }
-
     async fn forget_idempotent_move(
         &self,
         id: Uuid,
@@ -277,6 +225,7 @@ impl<S: EventStore> LogStore for Deadline<S> {
         // Forgetting an expired key twice is harmless, so a timed-out delete is simply retried
         // by the next request: not a write whose outcome matters.
         self.run(
+            "forget_idempotent_move",
             false,
             self.inner.forget_idempotent_move(id, seat, key, expired_at),
         )
@@ -284,66 +233,30 @@ impl<S: EventStore> LogStore for Deadline<S> {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> FeedStore for Deadline<S> {
-    async fn committed_since(
-        &self,
-        after: FeedCursor,
-        limit: u64,
-    ) -> Result<Vec<Committed>, StoreError> {
-        self.run(false, self.inner.committed_since(after, limit))
-            .await
-    }
-
-    async fn held_back(&self) -> Result<bool, StoreError> {
-        self.run(false, self.inner.held_back()).await
-    }
-
-    async fn latest_position(&self) -> Result<FeedCursor, StoreError> {
-        self.run(false, self.inner.latest_position()).await
-    }
-
-    async fn listen(&self) -> Result<Option<sqlx::postgres::PgListener>, StoreError> {
-        self.run(false, self.inner.listen()).await
-    }
-
-    async fn announce(&self) -> Result<(), StoreError> {
-        self.run(false, self.inner.announce()).await
+bounded! {
+    impl FeedStore {
+        read fn committed_since(&self, after: FeedCursor, limit: u64) -> Vec<Committed>;
+        read fn held_back(&self) -> bool;
+        read fn latest_position(&self) -> FeedCursor;
+        read fn listen(&self) -> Option<sqlx::postgres::PgListener>;
+        read fn announce(&self) -> ();
     }
 }
 
-#[async_trait]
-impl<S: EventStore> OutboxStore for Deadline<S> {
-    async fn claim_outbox(
-        &self,
-        topic_prefix: Option<&str>,
-        limit: u64,
-        lease: Duration,
-    ) -> Result<Vec<OutboxItem>, StoreError> {
-        self.run(true, self.inner.claim_outbox(topic_prefix, limit, lease))
-            .await
-    }
-
-    async fn complete_outbox(&self, game: Uuid, id: u64) -> Result<(), StoreError> {
-        self.run(true, self.inner.complete_outbox(game, id)).await
-    }
-
-    async fn retry_outbox(
-        &self,
-        game: Uuid,
-        id: u64,
-        error: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        self.run(true, self.inner.retry_outbox(game, id, error, at))
-            .await
+bounded! {
+    impl OutboxStore {
+        write fn claim_outbox(&self,
+            topic_prefix: Option<&str>, limit: u64, lease: Duration) -> Vec<OutboxItem>;
+        write fn complete_outbox(&self, game: Uuid, id: u64) -> ();
+        write fn retry_outbox(&self, game: Uuid, id: u64, error: &str, at: DateTime<Utc>) -> ();
     }
 }
 
-#[async_trait]
-impl<S: EventStore> LeaderStore for Deadline<S> {
+bounded! {
+    impl LeaderStore {
+    }
     async fn lead(&self, name: &str) -> Result<Option<Box<dyn Leadership>>, StoreError> {
-        let leadership = self.run(true, self.inner.lead(name)).await?;
+        let leadership = self.run("lead", true, self.inner.lead(name)).await?;
         Ok(leadership.map(|inner| {
             Box::new(BoundedLeadership {
                 inner: Some(inner),
@@ -353,151 +266,37 @@ impl<S: EventStore> LeaderStore for Deadline<S> {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> AccountStore for Deadline<S> {
-    async fn create_account(
-        &self,
-        account: &AccountRecord,
-        token: &AccountTokenRecord,
-    ) -> Result<(), StoreError> {
-        self.run(true, self.inner.create_account(account, token))
-            .await
-    }
-
-    async fn account_for_token(
-        &self,
-        token_hash: &str,
-    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError> {
-        self.run(false, self.inner.account_for_token(token_hash))
-            .await
-    }
-
-    async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError> {
-        self.run(false, self.inner.account_tokens(account)).await
-    }
-
-    async fn mint_account_token(
-        &self,
-        by: Uuid,
-        token: &AccountTokenRecord,
-    ) -> Result<bool, StoreError> {
-        self.run(true, self.inner.mint_account_token(by, token))
-            .await
-    }
-
-    async fn revoke_account_token(
-        &self,
-        by: Uuid,
-        account: Uuid,
-        token: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        self.run(
-            true,
-            self.inner.revoke_account_token(by, account, token, at),
-        )
-        .await
-    }
-    async fn live_account_tokens(&self, tokens: &[Uuid]) -> Result<Vec<Uuid>, StoreError> {
-        self.run(false, self.inner.live_account_tokens(tokens))
-            .await
-    }
-
-    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
-        self.run(false, self.inner.account(id)).await
-    }
-
-    async fn link_account_game(
-        &self,
-        account: Uuid,
-        game: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        self.run(true, self.inner.link_account_game(account, game, at))
-            .await
-    }
-
-    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
-        self.run(false, self.inner.account_games(account)).await
-    }
-
-    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
-        self.run(true, self.inner.create_sign_in_code(code)).await
-    }
-
-    async fn redeem_sign_in_code(
-        &self,
-        code_hash: &str,
-        at: DateTime<Utc>,
-        token: &AccountTokenRecord,
-    ) -> Result<Option<Uuid>, StoreError> {
-        self.run(true, self.inner.redeem_sign_in_code(code_hash, at, token))
-            .await
+bounded! {
+    impl AccountStore {
+        write fn create_account(&self, account: &AccountRecord, token: &AccountTokenRecord) -> ();
+        read fn account_for_token(&self, token_hash: &str) -> Option<(AccountRecord, Uuid)>;
+        read fn account_tokens(&self, account: Uuid) -> Vec<AccountTokenRecord>;
+        write fn mint_account_token(&self, by: Uuid, token: &AccountTokenRecord) -> bool;
+        write fn revoke_account_token(&self, by: Uuid, account: Uuid, token: Uuid,
+            at: DateTime<Utc>) -> bool;
+        read fn live_account_tokens(&self, tokens: &[Uuid]) -> Vec<Uuid>;
+        read fn account(&self, id: Uuid) -> Option<AccountRecord>;
+        write fn link_account_game(&self, account: Uuid, game: Uuid, at: DateTime<Utc>) -> ();
+        read fn account_games(&self, account: Uuid) -> Vec<Uuid>;
+        write fn create_sign_in_code(&self, code: &SignInCodeRecord) -> bool;
+        write fn redeem_sign_in_code(&self, code_hash: &str,
+            at: DateTime<Utc>, token: &AccountTokenRecord) -> Option<Uuid>;
     }
 }
 
-#[async_trait]
-impl<S: EventStore> ClockStore for Deadline<S> {
-    async fn set_attention(
-        &self,
-        game: Uuid,
-        due: Option<DateTime<Utc>>,
-    ) -> Result<(), StoreError> {
-        self.run(true, self.inner.set_attention(game, due)).await
-    }
-
-    async fn attention_due(
-        &self,
-        before: DateTime<Utc>,
-        after: Uuid,
-        limit: u64,
-    ) -> Result<Vec<Attention>, StoreError> {
-        self.run(false, self.inner.attention_due(before, after, limit))
-            .await
-    }
-
-    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError> {
-        self.run(true, self.inner.clear_attention_read(note)).await
-    }
-
-    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError> {
-        self.run(false, self.inner.clocked_games(after, limit))
-            .await
-    }
-
-    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
-        self.run(true, self.inner.clocks_ended(game, at)).await
-    }
-
-    async fn begin_vacation(
-        &self,
-        account: Uuid,
-        vacation: &VacationRecord,
-    ) -> Result<bool, StoreError> {
-        self.run(true, self.inner.begin_vacation(account, vacation))
-            .await
-    }
-
-    async fn vacations(
-        &self,
-        account: Uuid,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<VacationRecord>, StoreError> {
-        self.run(false, self.inner.vacations(account, since)).await
-    }
-
-    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError> {
-        self.run(true, self.inner.end_vacation(account, at)).await
-    }
-
-    async fn idle_games(
-        &self,
-        before: DateTime<Utc>,
-        after: Uuid,
-        limit: u64,
-    ) -> Result<Vec<(Uuid, u64)>, StoreError> {
-        self.run(false, self.inner.idle_games(before, after, limit))
-            .await
+bounded! {
+    impl ClockStore {
+        write fn set_attention(&self, game: Uuid, due: Option<DateTime<Utc>>) -> ();
+        read fn attention_due(&self,
+            before: DateTime<Utc>, after: Uuid, limit: u64) -> Vec<Attention>;
+        write fn clear_attention_read(&self, note: &Attention) -> bool;
+        read fn clocked_games(&self, after: Uuid, limit: u64) -> Vec<Uuid>;
+        write fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> ();
+        write fn begin_vacation(&self, account: Uuid, vacation: &VacationRecord) -> bool;
+        read fn vacations(&self, account: Uuid, since: DateTime<Utc>) -> Vec<VacationRecord>;
+        write fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> bool;
+        read fn idle_games(&self,
+            before: DateTime<Utc>, after: Uuid, limit: u64) -> Vec<(Uuid, u64)>;
     }
 }
 

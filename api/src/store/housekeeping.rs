@@ -99,9 +99,8 @@ impl HousekeepingStore for PostgresStore {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> HousekeepingStore for Deadline<S> {
-    async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
-        self.run(true, self.inner.purge(cutoffs, count)).await
+bounded! {
+    impl HousekeepingStore {
+        write fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Purged;
     }
 }

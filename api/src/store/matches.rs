@@ -103,12 +103,9 @@ impl MatchStore for SqliteStore {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> MatchStore for Deadline<S> {
-    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
-        self.run(true, self.inner.create_match(row)).await
-    }
-    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
-        self.run(false, self.inner.match_row(id)).await
+bounded! {
+    impl MatchStore {
+        write fn create_match(&self, row: &MatchRow) -> ();
+        read fn match_row(&self, id: Uuid) -> Option<MatchRow>;
     }
 }

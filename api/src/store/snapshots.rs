@@ -144,12 +144,9 @@ impl SnapshotStore for SqliteStore {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> SnapshotStore for Deadline<S> {
-    async fn latest_snapshot(&self, game: Uuid) -> Result<Option<SnapshotRecord>, StoreError> {
-        self.run(false, self.inner.latest_snapshot(game)).await
-    }
-    async fn save_snapshot(&self, snapshot: &SnapshotRecord) -> Result<(), StoreError> {
-        self.run(true, self.inner.save_snapshot(snapshot)).await
+bounded! {
+    impl SnapshotStore {
+        read fn latest_snapshot(&self, game: Uuid) -> Option<SnapshotRecord>;
+        write fn save_snapshot(&self, snapshot: &SnapshotRecord) -> ();
     }
 }

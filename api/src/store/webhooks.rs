@@ -662,70 +662,22 @@ impl WebhookStore for PostgresStore {
     }
 }
 
-#[async_trait]
-impl<S: EventStore> WebhookStore for Deadline<S> {
-    async fn create_webhook(&self, webhook: &WebhookRecord) -> Result<(), StoreError> {
-        self.run(true, self.inner.create_webhook(webhook)).await
-    }
-    async fn webhooks_of(&self, account: Uuid) -> Result<Vec<WebhookRecord>, StoreError> {
-        self.run(false, self.inner.webhooks_of(account)).await
-    }
-    async fn webhook(&self, id: Uuid) -> Result<Option<WebhookRecord>, StoreError> {
-        self.run(false, self.inner.webhook(id)).await
-    }
-    async fn save_webhook(&self, webhook: &WebhookRecord) -> Result<bool, StoreError> {
-        self.run(true, self.inner.save_webhook(webhook)).await
-    }
-    async fn delete_webhook(&self, id: Uuid) -> Result<bool, StoreError> {
-        self.run(true, self.inner.delete_webhook(id)).await
-    }
-    async fn enqueue_messages(&self, messages: &[WebhookMessageRecord]) -> Result<(), StoreError> {
-        self.run(true, self.inner.enqueue_messages(messages)).await
-    }
-    async fn due_messages(
-        &self,
-        by: DateTime<Utc>,
-        count: u64,
-    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
-        self.run(false, self.inner.due_messages(by, count)).await
-    }
-    async fn record_attempt(
-        &self,
-        webhook: Uuid,
-        id: &str,
-        attempt: &AttemptRecord,
-        state: MessageState,
-        next_attempt: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        self.run(
-            true,
-            self.inner
-                .record_attempt(webhook, id, attempt, state, next_attempt),
-        )
-        .await
-    }
-    async fn reschedule_message(
-        &self,
-        webhook: Uuid,
-        id: &str,
-        at: DateTime<Utc>,
-    ) -> Result<Option<WebhookMessageRecord>, StoreError> {
-        self.run(true, self.inner.reschedule_message(webhook, id, at))
-            .await
-    }
-    async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {
-        self.run(true, self.inner.fail_pending(webhook)).await
-    }
-    async fn messages_of(
-        &self,
-        webhook: Uuid,
-        before: Option<i64>,
-        count: u64,
-    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
-        self.run(false, self.inner.messages_of(webhook, before, count))
-            .await
-    }
-    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
-        self.run(false, self.inner.attempts_of(webhook, id)).await
+bounded! {
+    impl WebhookStore {
+        write fn create_webhook(&self, webhook: &WebhookRecord) -> ();
+        read fn webhooks_of(&self, account: Uuid) -> Vec<WebhookRecord>;
+        read fn webhook(&self, id: Uuid) -> Option<WebhookRecord>;
+        write fn save_webhook(&self, webhook: &WebhookRecord) -> bool;
+        write fn delete_webhook(&self, id: Uuid) -> bool;
+        write fn enqueue_messages(&self, messages: &[WebhookMessageRecord]) -> ();
+        read fn due_messages(&self, by: DateTime<Utc>, count: u64) -> Vec<WebhookMessageRecord>;
+        write fn record_attempt(&self, webhook: Uuid, id: &str, attempt: &AttemptRecord,
+            state: MessageState, next_attempt: DateTime<Utc>) -> ();
+        write fn reschedule_message(&self, webhook: Uuid, id: &str,
+            at: DateTime<Utc>) -> Option<WebhookMessageRecord>;
+        write fn fail_pending(&self, webhook: Uuid) -> ();
+        read fn messages_of(&self, webhook: Uuid,
+            before: Option<i64>, count: u64) -> Vec<WebhookMessageRecord>;
+        read fn attempts_of(&self, webhook: Uuid, id: &str) -> Vec<AttemptRecord>;
     }
 }
