@@ -91,12 +91,14 @@ pub fn init_with(format: LogFormat) {
             .with_ansi(std::io::stdout().is_terminal())
             .try_init(),
         // The request's span (its id, method, target, trace) rides along on every line; the
-        // event's own fields sit at the top level, where collectors look for them.
+        // event's own fields sit at the top level, where collectors look for them. `spans`
+        // lists every span the line was written in, outermost first: the request, then the
+        // use case, the commit and the store call (those at `debug`), each with its game.
         LogFormat::Json => builder
             .json()
             .flatten_event(true)
             .with_current_span(true)
-            .with_span_list(false)
+            .with_span_list(true)
             .try_init(),
     };
 }

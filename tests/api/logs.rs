@@ -313,3 +313,64 @@ async fn a_credential_in_a_query_never_reaches_the_log_though_the_route_does() {
         );
     }
 }
+
+#[tokio::test]
+async fn at_debug_a_moves_lines_follow_it_from_its_request_through_the_use_case_to_each_store_call()
+{
+    let server = LoggingServer::start(&["--log-format", "json"], "debug").await;
+    let client = Client::new();
+    let created: Value = client
+        .post(format!("{}/v1/games", server.address))
+        .json(&serde_json::json!({"game": "girl", "players": [{"name": "Ada"}, {"name": "Bea"}]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let game = created["id"].as_str().unwrap().to_string();
+    let token = created["seats"][0]["token"].as_str().unwrap().to_string();
+    // A keyed move: the commit path looks its key up in the store before deciding, so a store
+    // call is made inside the move's spans whatever the rules then say of it.
+    let res = client
+        .post(format!("{}/v1/games/{game}/actions", server.address))
+        .bearer_auth(&token)
+        .header("idempotency-key", "logs-spans-1")
+        .header("x-request-id", "logs-spans-1")
+        .json(&serde_json::json!({"type": "turn_up"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success() || res.status().is_client_error());
+    let names = |line: &Value| -> Vec<String> {
+        line["spans"]
+            .as_array()
+            .map(|spans| {
+                spans
+                    .iter()
+                    .map(|s| s["name"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let lines = server.lines_until(|line| {
+        let Ok(line) = serde_json::from_str::<Value>(line) else {
+            return false;
+        };
+        let names = names(&line);
+        names.iter().any(|n| n == "store") && names.iter().any(|n| n == "act")
+    });
+    let line: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    let spans = line["spans"].as_array().unwrap();
+    let order = names(&line);
+    let at = |name: &str| order.iter().position(|n| n == name).unwrap();
+    // Outermost first: the request, the move, its commit, the store call.
+    assert!(
+        at("act") < at("commit") && at("commit") < at("store"),
+        "{line}"
+    );
+    assert_eq!(spans[0]["request_id"], "logs-spans-1", "{line}");
+    assert_eq!(spans[at("act")]["game"], game.as_str(), "{line}");
+    assert_eq!(spans[at("commit")]["game"], game.as_str(), "{line}");
+    assert_eq!(spans[at("store")]["call"], "idempotent_move", "{line}");
+}

@@ -9,6 +9,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use tracing::Instrument;
 
 use async_trait::async_trait;
 
@@ -65,13 +66,15 @@ pub async fn run_until_stopped(
             Ok(Some(mut lease)) => {
                 leadership.set(true);
                 for job in &jobs {
-                    if let Err(error) = job.take_over().await {
+                    let span = tracing::debug_span!("leader_take_over", job = job.name());
+                    if let Err(error) = job.take_over().instrument(span).await {
                         tracing::warn!(job = job.name(), %error, "a leader job could not take over");
                     }
                 }
                 while lease.still_leading().await {
                     for job in &jobs {
-                        if let Err(error) = job.tick().await {
+                        let span = tracing::debug_span!("leader_tick", job = job.name());
+                        if let Err(error) = job.tick().instrument(span).await {
                             tracing::warn!(job = job.name(), %error, "a leader job failed");
                         }
                     }

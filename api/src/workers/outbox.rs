@@ -124,6 +124,9 @@ pub async fn run_until_stopped(
     }
 }
 
+/// Does one message of the outbox: in a span naming its game and topic, so that what a commit
+/// set off (a bot's turn, a webhook, a match's next deal) is found under the game's id.
+#[tracing::instrument(name = "outbox", level = "debug", skip_all, fields(game = %item.game, topic = %item.topic, id = item.id))]
 async fn work(
     store: &dyn EventStore,
     handlers: &HashMap<String, Arc<dyn OutboxHandler>>,
