@@ -20,7 +20,7 @@ use parlour::store::{
 };
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, Purged};
-use reqwest::{Response, StatusCode};
+use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -192,6 +192,35 @@ async fn a_move_answered_from_its_idempotency_key_is_marked_as_replayed(app: Tes
     assert_eq!(retry.status(), StatusCode::OK);
     assert_eq!(header(&retry, "idempotent-replayed"), Some("true"));
     assert_eq!(retry.json::<Value>().await.unwrap(), first);
+}
+
+/// The first answer to a keyed move is the answer, whatever happened at the table since: a
+/// client whose connection dropped after its move was recorded, and whose seat has meanwhile
+/// gone to a bot, is told its move stands (replayed), not that the seat is the bot's.
+async fn a_keyed_move_is_replayed_even_after_its_seat_went_to_a_bot(app: TestApp) {
+    let (id, tokens) = girl(&app).await;
+    let turn_up = json!({"type": "turn_up"});
+    let first = send_move(&app, &id, &tokens[0], &turn_up, Some("k-bot")).await;
+    assert_eq!(first.status(), StatusCode::OK);
+    let first: Value = first.json().await.unwrap();
+    let res = app
+        .request(
+            Method::PUT,
+            &format!("/v1/games/{id}/seats/0/bot"),
+            Some(&tokens[0]),
+            Some(&json!({"level": "steady"})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let retry = send_move(&app, &id, &tokens[0], &turn_up, Some("k-bot")).await;
+    assert_eq!(retry.status(), StatusCode::OK);
+    assert_eq!(header(&retry, "idempotent-replayed"), Some("true"));
+    let retry: Value = retry.json().await.unwrap();
+    assert_eq!(retry["version"], first["version"], "{retry}");
+    assert_eq!(retry["receipt"], first["receipt"], "{retry}");
+    // A new move from the seat's player is still the bot's to make.
+    let res = send_move(&app, &id, &tokens[0], &turn_up, Some("k-other")).await;
+    assert_problem(res, StatusCode::CONFLICT, "bot-seat").await;
 }
 
 async fn an_idempotency_key_is_1_to_255_printable_characters_and_nothing_else(app: TestApp) {
@@ -778,6 +807,7 @@ crate::on_both_backends!(
     a_page_of_the_log_links_to_the_next_page_until_the_last,
     a_move_answered_from_its_idempotency_key_is_marked_as_replayed,
     an_idempotency_key_is_1_to_255_printable_characters_and_nothing_else,
+    a_keyed_move_is_replayed_even_after_its_seat_went_to_a_bot,
 );
 
 /// Tests that build their own server (a clock, a store that holds appends, settings), once

@@ -260,7 +260,7 @@ async fn dealt_girl(app: &TestApp, ann: &str, bea: &str, seed: Option<&str>) -> 
 /// outbox worker a moment after each commit).
 async fn relay_until(service: &Parlour, receiver: &Receiver, count: usize) {
     for _ in 0..200 {
-        service.relay_webhooks().await.unwrap();
+        service.webhooks().relay().await.unwrap();
         if receiver.received.lock().unwrap().len() >= count {
             return;
         }
@@ -312,7 +312,7 @@ async fn every_event_type_arrives_signed_and_tells_only_what_the_account_may_see
     play_to_the_end(&h.app, &id, &[ann.clone(), bea.clone()]).await;
     let finished = h.app.all_events(&id, None).await.len();
     for _ in 0..200 {
-        h.service.relay_webhooks().await.unwrap();
+        h.service.webhooks().relay().await.unwrap();
         let seen = types(&receiver.received.lock().unwrap());
         if seen.iter().any(|t| t == "game.finished") {
             break;
@@ -419,22 +419,22 @@ async fn failures_are_retried_on_the_schedule_and_410_disables_the_endpoint(h: H
     let ping: Value = res.json().await.unwrap();
     let message = ping["id"].as_str().unwrap().to_string();
     let attempts = |r: &Receiver| r.received.lock().unwrap().len();
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 1, "sent at once");
     // Not again before the first retry's delay (5 s, up to a tenth more)...
     h.clock.advance(Duration::from_secs(4));
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 1);
     // ...and again once it has passed: this one hangs past the timeout.
     h.clock.advance(Duration::from_millis(1600));
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 2);
     // The third after about five minutes.
     h.clock.advance(Duration::from_secs(4 * 60));
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 2);
     h.clock.advance(Duration::from_secs(100));
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 3);
     let (_, page) = h
         .app
@@ -467,7 +467,7 @@ async fn failures_are_retried_on_the_schedule_and_410_disables_the_endpoint(h: H
         .unwrap()
         .push_back(Reply::Status(410));
     h.clock.advance(Duration::from_secs(34 * 60));
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 4);
     let (_, shown) = h.app.get(&format!("/v1/webhooks/{hook}"), Some(&ann)).await;
     assert_eq!(shown["enabled"], json!(false));
@@ -477,7 +477,7 @@ async fn failures_are_retried_on_the_schedule_and_410_disables_the_endpoint(h: H
     );
     // Nothing more is sent to a disabled endpoint, however long one waits.
     h.clock.advance(Duration::from_secs(48 * 3600));
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 4);
     // Its owner enables it again and retries the message by hand: it is delivered.
     let res = h
@@ -500,7 +500,7 @@ async fn failures_are_retried_on_the_schedule_and_410_disables_the_endpoint(h: H
         )
         .await;
     assert_eq!(res.status(), StatusCode::ACCEPTED);
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert_eq!(attempts(&receiver), 5);
     let (_, page) = h
         .app
@@ -529,7 +529,7 @@ async fn an_endpoint_that_fails_for_three_days_is_disabled_and_its_owner_sees_wh
         .await;
     let mut sent = 0;
     for _ in 0..12 {
-        h.service.relay_webhooks().await.unwrap();
+        h.service.webhooks().relay().await.unwrap();
         sent = receiver.received.lock().unwrap().len();
         h.clock.advance(Duration::from_secs(27 * 3600));
     }
@@ -578,7 +578,7 @@ async fn a_message_committed_before_a_crash_is_delivered_after_the_restart_under
         )
         .await
         .unwrap();
-    service.relay_webhooks().await.unwrap();
+    service.webhooks().relay().await.unwrap();
     let ids: Vec<String> = receiver
         .received
         .lock()
@@ -604,7 +604,7 @@ async fn one_endpoints_messages_keep_the_order_of_their_events(h: Hooked) {
     let id = girl(&h.app, &ann, &bea).await;
     play_to_the_end(&h.app, &id, &[ann.clone(), bea.clone()]).await;
     for _ in 0..200 {
-        h.service.relay_webhooks().await.unwrap();
+        h.service.webhooks().relay().await.unwrap();
         if types(&receiver.received.lock().unwrap())
             .iter()
             .any(|t| t == "game.finished")
@@ -632,7 +632,7 @@ async fn one_endpoints_messages_keep_the_order_of_their_events(h: Hooked) {
 /// every message about a commit before the barrier's has arrived: no waiting for silence.
 async fn relay_past(service: &Parlour, receiver: &Receiver, barrier: &str) {
     for _ in 0..400 {
-        service.relay_webhooks().await.unwrap();
+        service.webhooks().relay().await.unwrap();
         if receiver
             .received
             .lock()
@@ -809,10 +809,13 @@ async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend)
     assert!(messages >= 2);
 
     // Nothing is old enough yet.
-    assert_eq!(service.purge().await.unwrap(), store::Purged::default());
+    assert_eq!(
+        service.housekeeping().purge().await.unwrap(),
+        store::Purged::default()
+    );
     // A week on: the outbox's done work and the spent key go; the delivery log stays.
     clock.advance(Duration::from_secs(8 * 24 * 3600));
-    let purged = service.purge().await.unwrap();
+    let purged = service.housekeeping().purge().await.unwrap();
     assert!(purged.outbox >= 3, "{purged:?}");
     assert_eq!(purged.idempotency_keys, 1, "{purged:?}");
     assert_eq!(purged.webhook_messages, 0, "{purged:?}");
@@ -826,7 +829,7 @@ async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend)
     assert_eq!(deliveries(&app, &ann, &hook).await, messages);
     // A month on: the delivered messages go, with their attempts.
     clock.advance(Duration::from_secs(23 * 24 * 3600));
-    let purged = service.purge().await.unwrap();
+    let purged = service.housekeeping().purge().await.unwrap();
     assert_eq!(purged.webhook_messages as usize, messages, "{purged:?}");
     assert_eq!(deliveries(&app, &ann, &hook).await, 0);
     // The log is whole and still audits.
@@ -1014,7 +1017,7 @@ async fn bad_registrations_are_refused_and_nobody_else_sees_an_endpoint(h: Hooke
         )
         .await;
     assert_eq!(res.status(), StatusCode::NO_CONTENT);
-    h.service.relay_webhooks().await.unwrap();
+    h.service.webhooks().relay().await.unwrap();
     assert!(receiver_state.received.lock().unwrap().is_empty());
     h.running.abort();
 }
@@ -1037,7 +1040,7 @@ async fn a_destination_that_is_no_longer_public_is_refused_at_the_attempt(h: Hoo
         )
         .await;
     assert_eq!(res.status(), StatusCode::ACCEPTED);
-    strict_service.relay_webhooks().await.unwrap();
+    strict_service.webhooks().relay().await.unwrap();
     assert!(receiver.received.lock().unwrap().is_empty());
     let (_, page) = strict
         .get(&format!("/v1/webhooks/{hook}/deliveries"), Some(&ann))

@@ -54,7 +54,7 @@ pub async fn create(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let request: NewAccount = object_body(body.into_inner())?;
-    let created = service.create_account(request).await?;
+    let created = service.accounts().create(request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created())
         .insert_header((header::LOCATION, "/v1/me"))
         .json(created))
@@ -72,8 +72,8 @@ pub async fn create(
     ))]
 #[get("/v1/me")]
 pub async fn me(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
-    let me = service.me(&caller).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let me = service.accounts().me(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(me))
 }
 
@@ -95,9 +95,9 @@ pub async fn mint(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     // Who is asking first: a request without a live account token is 401 whatever its body.
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let request: NewAccountToken = object_body(body.into_inner())?;
-    let issued = service.mint_account_token(&caller, request).await?;
+    let issued = service.accounts().mint_token(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(issued))
 }
 
@@ -118,8 +118,8 @@ pub async fn revoke(
     bearer: Bearer,
     token_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
-    service.revoke_account_token(&caller, &token_id).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    service.accounts().revoke_token(&caller, &token_id).await?;
     Ok(HttpResponse::NoContent()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish())
@@ -141,8 +141,8 @@ pub async fn sign_in_code(
     service: web::Data<Parlour>,
     bearer: Bearer,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
-    let code = service.issue_sign_in_code(&caller).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let code = service.accounts().issue_sign_in_code(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(code))
 }
 
@@ -162,7 +162,7 @@ pub async fn sign_in(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let request: SignIn = object_body(body.into_inner())?;
-    let signed_in = service.sign_in(request).await?;
+    let signed_in = service.accounts().sign_in(request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created())
         .insert_header((header::LOCATION, "/v1/me"))
         .json(signed_in))

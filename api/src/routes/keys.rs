@@ -59,7 +59,8 @@ pub async fn checkpoints(
     query: web::Query<CheckpointsQuery>,
 ) -> Result<HttpResponse, crate::error::ApiError> {
     let page = service
-        .checkpoints(query.after.unwrap_or(0), query.limit)
+        .checkpoints()
+        .page(query.after.unwrap_or(0), query.limit)
         .await?;
     // The list only grows; a mirror polls it, so caches must not hold a page long.
     Ok(HttpResponse::Ok()

@@ -42,7 +42,7 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let request: NewMatch = object_body(body.into_inner())?;
     let caller = match bearer.0.as_deref() {
-        Some(token) => Some(service.authenticate_account(Some(token)).await?),
+        Some(token) => Some(service.accounts().authenticate(Some(token)).await?),
         None => None,
     };
     let created = service.create_match(caller.as_ref(), request).await?;

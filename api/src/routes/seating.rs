@@ -50,7 +50,7 @@ pub async fn host(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let request: NewHostedGame = object_body(body.into_inner())?;
     let hosted = service.host_game(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created())
@@ -90,7 +90,7 @@ pub async fn inbox(
     bearer: Bearer,
     query: web::Query<InboxQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let query = query.into_inner();
     if let Some(game) = &query.game {
         // As the document's pattern says: a catalogue id, which no other text can name.
@@ -133,7 +133,7 @@ pub async fn claim(
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
     let request: SeatClaim = object_body(body.into_inner())?;
@@ -166,7 +166,7 @@ pub async fn offer(
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
     let request: SeatOffer = object_body(body.into_inner())?;
@@ -193,7 +193,7 @@ pub async fn withdraw(
     bearer: Bearer,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
     service.withdraw_offer(&caller, id, seat).await?;
@@ -219,7 +219,7 @@ pub async fn abort(
     bearer: Bearer,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let id = game_id(&id)?;
     service.abort_game(&caller, id).await?;
     Ok(HttpResponse::NoContent().finish())
@@ -290,7 +290,7 @@ pub async fn stream(
         .map(|addr| addr.ip())
         .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
     let permit = gate.admit(bearer.0.as_deref(), client)?;
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let after = match req.headers().get("last-event-id") {
         None => None,
         Some(value) => {
@@ -365,7 +365,7 @@ pub async fn notices(
     bearer: Bearer,
     query: web::Query<NoticeQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let query = query.into_inner();
     let after = match &query.after {
         Some(text) => Some(notice_id(text, "after")?),

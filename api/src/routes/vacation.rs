@@ -21,7 +21,7 @@ const PROBLEM: &str = "application/problem+json";
     ))]
 #[get("/v1/me/vacation")]
 pub async fn show(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let status = service.vacation(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(status))
 }
@@ -45,7 +45,7 @@ pub async fn begin(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let request: NewVacation = object_body(body.into_inner())?;
     let status = service.begin_vacation(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(status))
@@ -63,7 +63,7 @@ pub async fn begin(
     ))]
 #[delete("/v1/me/vacation")]
 pub async fn end(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let status = service.end_vacation(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(status))
 }

@@ -45,9 +45,9 @@ pub async fn create(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let request: NewWebhook = object_body(body.into_inner())?;
-    let created = service.create_webhook(&caller, request).await?;
+    let created = service.webhooks().create(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(created))
 }
 
@@ -61,8 +61,8 @@ pub async fn create(
     ))]
 #[get("/v1/webhooks")]
 pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
-    let list = service.webhooks(&caller).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let list = service.webhooks().list(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(list))
 }
 
@@ -82,8 +82,8 @@ pub async fn show(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
-    let webhook = service.webhook(&caller, id.into_inner()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let webhook = service.webhooks().get(&caller, id.into_inner()).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(webhook))
 }
 
@@ -108,10 +108,11 @@ pub async fn update(
     id: web::Path<Uuid>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let change: WebhookChange = object_body(body.into_inner())?;
     let webhook = service
-        .change_webhook(&caller, id.into_inner(), change)
+        .webhooks()
+        .change(&caller, id.into_inner(), change)
         .await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(webhook))
 }
@@ -132,8 +133,8 @@ pub async fn remove(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
-    service.delete_webhook(&caller, id.into_inner()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    service.webhooks().delete(&caller, id.into_inner()).await?;
     Ok(for_the_caller(&mut HttpResponse::NoContent()).finish())
 }
 
@@ -154,9 +155,10 @@ pub async fn rotate(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let rotated = service
-        .rotate_webhook_secret(&caller, id.into_inner())
+        .webhooks()
+        .rotate_secret(&caller, id.into_inner())
         .await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(rotated))
 }
@@ -177,8 +179,8 @@ pub async fn test(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
-    let delivery = service.test_webhook(&caller, id.into_inner()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let delivery = service.webhooks().test(&caller, id.into_inner()).await?;
     Ok(for_the_caller(&mut HttpResponse::Accepted()).json(delivery))
 }
 
@@ -201,8 +203,9 @@ pub async fn deliveries(
     id: web::Path<Uuid>,
     query: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let page = service
+        .webhooks()
         .deliveries(&caller, id.into_inner(), query.before.as_deref())
         .await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(page))
@@ -227,8 +230,11 @@ pub async fn retry(
     bearer: Bearer,
     path: web::Path<(Uuid, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.authenticate_account(bearer.0.as_deref()).await?;
+    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let (id, delivery) = path.into_inner();
-    let delivery = service.retry_delivery(&caller, id, &delivery).await?;
+    let delivery = service
+        .webhooks()
+        .retry_delivery(&caller, id, &delivery)
+        .await?;
     Ok(for_the_caller(&mut HttpResponse::Accepted()).json(delivery))
 }

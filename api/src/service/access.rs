@@ -42,7 +42,7 @@ impl Parlour {
         };
         if token.starts_with(ACCOUNT_TOKEN_PREFIX) {
             // An account plays the seat the game's log sat it in; anywhere else it watches.
-            let caller = self.authenticate_account(Some(token)).await?;
+            let caller = self.accounts().authenticate(Some(token)).await?;
             let seat = match self.seat_of_account(game, caller.account.id).await? {
                 Some(seat) => Caller::Seat(seat),
                 None => Caller::Spectator,

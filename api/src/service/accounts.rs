@@ -7,12 +7,16 @@
 //! mistaken for each other. A second device signs in with a one-time code from a device that
 //! is signed in already (`issue_sign_in_code`, `sign_in`): no passwords.
 
-use super::*;
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use super::{random_bytes, text, token_hash, Clock, Fault, Result, Revocations, ServiceError};
 use crate::dto::{
     Account, AccountToken, CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken,
     SignIn, SignInCode,
 };
-use crate::store::{AccountRecord, AccountTokenRecord, SignInCodeRecord};
+use crate::store::{AccountRecord, AccountStore, AccountTokenRecord, SignInCodeRecord};
 
 /// What every account token begins with.
 pub const ACCOUNT_TOKEN_PREFIX: &str = "acct_";
@@ -36,7 +40,30 @@ fn account_dto(record: &AccountRecord) -> Account {
     }
 }
 
-impl Parlour {
+/// The accounts capability: what it needs, and nothing else (wired in `Parlour::accounts`).
+pub struct Accounts<'a> {
+    /// Accounts, their tokens and sign-in codes.
+    store: &'a dyn AccountStore,
+    /// When a token or code was made, and when a code expires.
+    clock: &'a dyn Clock,
+    /// Told of a revocation made here, so that what the token holds ends at once.
+    revocations: &'a Revocations,
+}
+
+impl<'a> Accounts<'a> {
+    /// The capability over its parts.
+    pub(super) fn new(
+        store: &'a dyn AccountStore,
+        clock: &'a dyn Clock,
+        revocations: &'a Revocations,
+    ) -> Self {
+        Accounts {
+            store,
+            clock,
+            revocations,
+        }
+    }
+
     /// A new token for `account`: its record (with the secret's hash) and the secret itself.
     fn new_account_token(
         &self,
@@ -61,7 +88,7 @@ impl Parlour {
     }
 
     /// Creates an account and its first token; the token's secret is in the answer only.
-    pub async fn create_account(&self, request: NewAccount) -> Result<CreatedAccount> {
+    pub async fn create(&self, request: NewAccount) -> Result<CreatedAccount> {
         // Both names are checked before anything is written: a refused request stores nothing.
         let name = text::player_name("name", &request.name)?;
         let token_name = match &request.token_name {
@@ -83,7 +110,7 @@ impl Parlour {
 
     /// Checks an account token: the account it opens, if it exists and is not revoked. Asked
     /// of the store every time (see the module's comment).
-    pub async fn authenticate_account(&self, token: Option<&str>) -> Result<AccountCaller> {
+    pub async fn authenticate(&self, token: Option<&str>) -> Result<AccountCaller> {
         let Some(token) = token else {
             return Err(ServiceError::AccountUnauthorized(
                 "this needs `Authorization: Bearer <account token>`",
@@ -121,7 +148,7 @@ impl Parlour {
     }
 
     /// Mints another named token for the caller's account; its secret is in the answer only.
-    pub async fn mint_account_token(
+    pub async fn mint_token(
         &self,
         caller: &AccountCaller,
         request: NewAccountToken,
@@ -138,7 +165,7 @@ impl Parlour {
 
     /// Revokes one of the caller's account's tokens (the caller's own included); another
     /// account's token is answered as if it did not exist.
-    pub async fn revoke_account_token(&self, caller: &AccountCaller, token: &str) -> Result<()> {
+    pub async fn revoke_token(&self, caller: &AccountCaller, token: &str) -> Result<()> {
         // The id is quoted back from the path, so only so much of it.
         let not_found = || ServiceError::TokenNotFound(token.chars().take(100).collect());
         let id = Uuid::parse_str(token).map_err(|_| not_found())?;
@@ -149,7 +176,7 @@ impl Parlour {
         if revoked {
             // What the token holds on this instance ends now; on the others, at their next
             // look at the store (`revocations`).
-            self.revoked_here();
+            self.revocations.look_now();
             return Ok(());
         }
         // Nothing revoked: either there is no such live token of this account, or the caller
@@ -168,7 +195,7 @@ pub const SIGN_IN_CODE_PREFIX: &str = "signin_";
 /// How long a sign-in code works: long enough to type it on another device, no longer.
 pub const SIGN_IN_CODE_LIFETIME: Duration = Duration::from_secs(10 * 60);
 
-impl Parlour {
+impl Accounts<'_> {
     /// A one-time code that signs the caller's account in on another device (the web client
     /// shows it, or a link with it): good for [`SIGN_IN_CODE_LIFETIME`] and once, and only
     /// while the token that asked for it is live. Only its hash is kept.
@@ -183,7 +210,7 @@ impl Parlour {
             code_hash: token_hash(&code),
             account: caller.account.id,
             token: caller.token,
-            expires_at: self.now() + lifetime,
+            expires_at: self.clock.recorded_now() + lifetime,
         };
         if !self.store.create_sign_in_code(&record).await? {
             return Err(revoked_meanwhile());
@@ -195,7 +222,7 @@ impl Parlour {
         })
     }
 
-    /// Signs in on a new device with a code from [`Parlour::issue_sign_in_code`]: a new
+    /// Signs in on a new device with a code from [`Accounts::issue_sign_in_code`]: a new
     /// named token for its account. A code works once; a wrong, used or expired one (or one
     /// whose token was revoked since) opens nothing.
     pub async fn sign_in(&self, request: SignIn) -> Result<CreatedAccount> {
@@ -213,7 +240,11 @@ impl Parlour {
         let (token, issued) = self.new_account_token(Uuid::nil(), name)?;
         let account = self
             .store
-            .redeem_sign_in_code(&token_hash(&request.code), self.now(), &token)
+            .redeem_sign_in_code(
+                &token_hash(&request.code),
+                self.clock.recorded_now(),
+                &token,
+            )
             .await?
             .ok_or_else(refused)?;
         let account = self.store.account(account).await?.ok_or_else(refused)?;

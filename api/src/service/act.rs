@@ -67,7 +67,7 @@ impl Parlour {
             fingerprint: &fingerprint,
         });
         let answered = self
-            .commit(id, Freshness::Cached, keyed, |loaded, freshness| {
+            .commit_keyed(id, Freshness::Cached, keyed, |loaded, freshness| {
                 let played_by_bot = loaded.sitting.table.bot(Seat(seat)).is_some();
                 if played_by_bot != matches!(mover, Mover::Bot { .. }) {
                     // A cached table may not know yet that the seat changed hands.

@@ -108,7 +108,7 @@ impl Parlour {
             // A finished game that is not on the list yet goes on it now, but only a log
             // that passes: the server signs no end it has not checked.
             None if finished && failures.is_empty() => {
-                Some(self.checkpoint_of_finished(id, &events).await?)
+                Some(self.checkpoints().of_finished(id, &events).await?)
             }
             None => None,
         };

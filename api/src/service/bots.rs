@@ -287,7 +287,7 @@ impl Parlour {
                 ))
             }
             Some(token) if token.starts_with(ACCOUNT_TOKEN_PREFIX) => {
-                self.authenticate_account(Some(token)).await?
+                self.accounts().authenticate(Some(token)).await?
             }
             Some(_) => return Err(ServiceError::NotYourSeat(seat)),
         };

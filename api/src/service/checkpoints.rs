@@ -3,28 +3,50 @@
 //! can mirror, so that a finished game rolled back in the database is caught by whoever saw
 //! its checkpoint once.
 
-use super::*;
+use uuid::Uuid;
+
+use super::{Clock, Fault, Result, ServiceError};
 use crate::dto::{CheckpointPage, ListedCheckpoint};
-use crate::receipts::Checkpoint;
-use crate::store::CheckpointRecord;
+use crate::receipts::{Checkpoint, Signer};
+use crate::store::{CheckpointRecord, CheckpointStore, StoredEvent};
 
 /// Most checkpoints one page of the list holds.
 pub const MAX_CHECKPOINTS_PER_PAGE: u32 = 1000;
 /// A page's size when the caller names none.
 pub const DEFAULT_CHECKPOINTS_PER_PAGE: u32 = 100;
 
-impl Parlour {
-    /// After a commit: if it ended the game, the game's head goes on the public list at once.
-    /// The move is committed whatever happens here; a checkpoint that could not be written is
-    /// written when the game's file or audit is next asked for.
-    pub(super) async fn publish_if_over(&self, loaded: &Loaded) {
-        if !loaded.sitting.is_over() {
-            return;
+/// The checkpoints capability: what it needs, and nothing else (wired in
+/// `Parlour::checkpoints`).
+pub struct Checkpoints<'a> {
+    /// The public list.
+    store: &'a dyn CheckpointStore,
+    /// Signs each checkpoint as it is shown.
+    signer: &'a Signer,
+    /// When a checkpoint was published.
+    clock: &'a dyn Clock,
+}
+
+impl<'a> Checkpoints<'a> {
+    /// The capability over its parts.
+    pub(super) fn new(
+        store: &'a dyn CheckpointStore,
+        signer: &'a Signer,
+        clock: &'a dyn Clock,
+    ) -> Self {
+        Checkpoints {
+            store,
+            signer,
+            clock,
         }
-        let id = loaded.record.id;
+    }
+
+    /// After a commit that ended game `id` at `version` with `head`: the game's head goes on
+    /// the public list at once. The move is committed whatever happens here; a checkpoint
+    /// that could not be written is written when the game's file or audit is next asked for.
+    pub(super) async fn publish_ended(&self, id: Uuid, version: u64, head: &str) {
         if let Err(error) = self
             .store
-            .publish_checkpoint(id, loaded.version, &loaded.head_hash, self.clock.now())
+            .publish_checkpoint(id, version, head, self.clock.now())
             .await
         {
             tracing::warn!(game = %id, %error, "a finished game's checkpoint was not published");
@@ -34,11 +56,7 @@ impl Parlour {
     /// The finished game's signed checkpoint: the one the list holds, or, if the list does
     /// not hold the game yet (it ended before the list existed, or its publication failed),
     /// the end of `events`, published now. Asked only of a game that is over.
-    pub(super) async fn checkpoint_of_finished(
-        &self,
-        id: Uuid,
-        events: &[StoredEvent],
-    ) -> Result<Checkpoint> {
+    pub(super) async fn of_finished(&self, id: Uuid, events: &[StoredEvent]) -> Result<Checkpoint> {
         let listed = match self.store.checkpoint_of(id).await? {
             Some(listed) => listed,
             None => {
@@ -55,7 +73,7 @@ impl Parlour {
 
     /// One page of the public list of finished games' heads, each signed: the ones after
     /// `after`, in the order they were published.
-    pub async fn checkpoints(&self, after: u64, limit: Option<u32>) -> Result<CheckpointPage> {
+    pub async fn page(&self, after: u64, limit: Option<u32>) -> Result<CheckpointPage> {
         let limit = limit.unwrap_or(DEFAULT_CHECKPOINTS_PER_PAGE);
         if !(1..=MAX_CHECKPOINTS_PER_PAGE).contains(&limit) {
             return Err(ServiceError::BadRequest(format!(

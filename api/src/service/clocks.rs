@@ -12,7 +12,7 @@
 use parlour_domain::clocks::{Due, TimeControl, TimeoutPolicy, EMPTY_BANK_HOURS};
 use parlour_domain::table_events::TableRefusal;
 
-use super::write::{Batch, Committed, Step};
+use super::write::{Batch, Step};
 use super::*;
 use crate::dto::{ClockView, NewClock, OnTimeout, SeatClockView, TimeControlPlan};
 
@@ -188,12 +188,18 @@ impl Parlour {
     #[tracing::instrument(name = "clock_sweep", level = "debug", skip_all, fields(game = %id))]
     async fn sweep_game(&self, id: Uuid, sweep: &mut Sweep) -> Result<()> {
         let mut freshness = Freshness::AtHead;
+        let mut recorded_any = false;
         loop {
             let recorded = self
-                .commit(id, freshness, None, |loaded, _| {
+                .commit(id, freshness, |loaded, _| {
                     let at = self.now();
                     let Some(due) = loaded.sitting.due(moment(at)).first().copied() else {
-                        return Ok(Step::Answer(None));
+                        // After a record, its commit noted the clocks as they now stand.
+                        return Ok(if recorded_any {
+                            Step::Answer(None)
+                        } else {
+                            Step::Renote(None)
+                        });
                     };
                     let (scratch, events) = self.record_due(loaded, due, at)?;
                     Ok(Step::Append(Batch {
@@ -207,14 +213,12 @@ impl Parlour {
                     }))
                 })
                 .await?;
-            let Committed::Done(recorded) = recorded else {
-                return Ok(());
-            };
             match recorded {
                 None => return Ok(()),
                 Some(Due::Reminder(_)) => sweep.reminders += 1,
                 Some(Due::Timeout(_)) => sweep.timeouts += 1,
             }
+            recorded_any = true;
             // What this instance just wrote is the head: the next look needs no read.
             freshness = Freshness::Cached;
         }

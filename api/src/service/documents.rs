@@ -89,7 +89,7 @@ impl Parlour {
             .filter(|(i, _)| events.get(i + 1).is_none_or(|next| next.command.is_some()))
             .map(|(_, e)| self.signer.sign(id, e.seq, &e.hash))
             .collect();
-        let checkpoint = self.checkpoint_of_finished(id, &events).await?;
+        let checkpoint = self.checkpoints().of_finished(id, &events).await?;
         Ok(GameFile {
             receipts,
             checkpoint,

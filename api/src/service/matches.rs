@@ -462,7 +462,7 @@ impl Parlour {
     /// The match, as anyone may see it.
     pub async fn match_view(&self, id: Uuid) -> Result<MatchView> {
         let read = self.read_match(id).await?;
-        Ok(view_of(&read))
+        view_of(&read)
     }
 
     /// Audits every deal of the match, and checks that the deals are the match's: each names
@@ -472,7 +472,7 @@ impl Parlour {
         let mut deals = Vec::with_capacity(read.deals.len());
         let mut failures = Vec::new();
         let first_players = read.deals.first().map(|d| d.players.len()).unwrap_or(0);
-        let rotates = deal_rotates(&read.row.game);
+        let rotates = deal_rotates(&read.row.game)?;
         for deal in &read.deals {
             let audit = self.audit(deal.game).await?;
             let linked = deal
@@ -516,7 +516,7 @@ impl Parlour {
             ok,
             deals,
             failures,
-            standings: view_of(&read),
+            standings: view_of(&read)?,
         })
     }
 
@@ -529,7 +529,7 @@ impl Parlour {
             .ok_or(ServiceError::MatchNotFound(id))?;
         let record: MatchRecord = serde_json::from_value(row.record.clone())
             .map_err(|e| internal(format!("match {id} cannot be read: {e}")))?;
-        let rotates = deal_rotates(&row.game);
+        let rotates = deal_rotates(&row.game)?;
         let mut deals: Vec<Deal> = Vec::new();
         for deal in 0..matches::MAX_DEALS {
             let game = deal_id(id, deal);
@@ -662,7 +662,7 @@ fn token_deal(
     link: TableEvent,
     bots: &[Option<parlour_domain::bots::Level>],
 ) -> Result<Founding> {
-    let rotates = deal_rotates(game);
+    let rotates = deal_rotates(game)?;
     let n = players.len();
     let mut table = vec![link];
     let mut seated = Vec::with_capacity(n);
@@ -720,7 +720,7 @@ fn hosted_deal(
     id: Uuid,
     link: TableEvent,
 ) -> Result<Founding> {
-    let rotates = deal_rotates(game);
+    let rotates = deal_rotates(game)?;
     let n = last.players.len();
     let mut table = vec![
         link,
@@ -785,14 +785,18 @@ fn hosted_deal(
 
 /// Whether `game`'s deal passes to the left from one deal to the next (its catalogue entry's
 /// match rule; every stored match is of a catalogued game).
-fn deal_rotates(game: &str) -> bool {
-    catalog::entry(game).is_some_and(|entry| entry.matches.deal_rotates())
+/// Whether a match of `game` rotates its seats between deals. A match is only ever made of a
+/// game the catalogue holds, so one it does not hold is a fault, never a guess.
+fn deal_rotates(game: &str) -> Result<bool> {
+    catalog::entry(game)
+        .map(|entry| entry.matches.deal_rotates())
+        .ok_or_else(|| Fault::bare("a match names a game the catalogue does not hold").into())
 }
 
 /// The match as its view shows it.
-fn view_of(read: &Read) -> MatchView {
+fn view_of(read: &Read) -> Result<MatchView> {
     let game = &read.row.game;
-    let rotates = deal_rotates(game);
+    let rotates = deal_rotates(game)?;
     let latest = read.deals.last();
     let names: Vec<String> = match latest.and_then(|d| d.sides.clone()) {
         Some(sides) => sides,
@@ -843,7 +847,7 @@ fn view_of(read: &Read) -> MatchView {
             }
         })
         .collect();
-    MatchView {
+    Ok(MatchView {
         id: read.row.id,
         game: game.clone(),
         target: MatchTarget::from(read.record.target),
@@ -862,7 +866,7 @@ fn view_of(read: &Read) -> MatchView {
         current: latest.filter(|d| d.end.is_none() && !over).map(|d| d.game),
         deals,
         created_at: read.row.created_at,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -870,6 +874,15 @@ mod tests {
     use super::*;
 
     const SEED: &str = "0000000000000000000000000000000000000000000000000000000000000001";
+
+    #[test]
+    fn a_match_of_a_game_the_catalogue_does_not_hold_is_a_fault_not_a_guess() {
+        assert!(matches!(
+            deal_rotates("whist"),
+            Err(ServiceError::Internal(_))
+        ));
+        assert!(deal_rotates("girl").is_ok());
+    }
 
     #[test]
     fn a_match_stored_before_deals_were_keyed_keeps_dealing_as_it_began() {

@@ -217,6 +217,7 @@ mod clocks;
 pub mod commit;
 mod create;
 mod documents;
+mod fan_out;
 pub mod housekeeping;
 mod inbox;
 pub mod matches;
@@ -231,16 +232,19 @@ pub mod webhooks;
 mod write;
 
 pub use accounts::{
-    AccountCaller, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME, SIGN_IN_CODE_LIFETIME,
+    AccountCaller, Accounts, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME, SIGN_IN_CODE_LIFETIME,
     SIGN_IN_CODE_PREFIX,
 };
+pub use checkpoints::Checkpoints;
 pub use clocks::Sweep;
+pub use housekeeping::Housekeeping;
 pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
 pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 pub use table::IdleSweep;
 pub use time_source::{Clock, ManualClock, SystemClock};
 pub use vacation::DEFAULT_VACATION_DAYS;
+pub use webhooks::Webhooks;
 
 pub use cache::{
     estimated_bytes, snapshot_authentic, snapshot_mac, CacheSettings, InstanceCounts,
@@ -321,7 +325,10 @@ pub trait AfterCommit: Send + Sync {
     ) -> Vec<OutboxMessage>;
 }
 
-/// Who is asking, once their token has been checked.
+/// Who is asking, once their token has been checked: a seat, or nobody in particular. Not
+/// the same as the domain's `Viewer`, which is whose eyes they are shown the game through: a
+/// seat's, except while the game waits for players, when everyone sees as a spectator
+/// (`read::seen_as`). Only a caller with a seat may act.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
     /// No token: sees what a spectator sees.
@@ -488,6 +495,37 @@ fn readable(events: &[StoredEvent]) -> Result<()> {
     }
 }
 
+/// The capabilities, each given only the parts it needs: wired here, once. A capability is a
+/// small struct of borrowed parts made on each call (nothing to keep in step when a part is
+/// replaced, as the builders below do), so what it can reach is what its struct names.
+impl Parlour {
+    /// Accounts, their tokens and sign-in codes.
+    pub fn accounts(&self) -> Accounts<'_> {
+        Accounts::new(&*self.store, &*self.clock, &self.revocations)
+    }
+
+    /// The public list of finished games' heads.
+    pub fn checkpoints(&self) -> Checkpoints<'_> {
+        Checkpoints::new(&*self.store, &self.signer, &*self.clock)
+    }
+
+    /// An account's webhook endpoints, and the relay that sends to them.
+    pub fn webhooks(&self) -> Webhooks<'_> {
+        Webhooks::new(
+            &*self.store,
+            &self.signer,
+            &*self.clock,
+            self.webhook_settings,
+            &self.commits,
+        )
+    }
+
+    /// The purge of rows kept long enough.
+    pub fn housekeeping(&self) -> Housekeeping<'_> {
+        Housekeeping::new(&*self.store, &*self.clock, self.idempotency_lifetime)
+    }
+}
+
 impl Parlour {
     /// The service over a store.
     pub fn new(store: Arc<dyn EventStore>, signer: Arc<Signer>) -> Self {
@@ -555,8 +593,7 @@ impl Parlour {
     /// Now, to the microsecond the log records: the time every entry and every clock
     /// decision uses.
     pub(crate) fn now(&self) -> DateTime<Utc> {
-        let now = self.clock.now();
-        DateTime::<Utc>::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
+        self.clock.recorded_now()
     }
 
     /// The same service remembering idempotency keys for `lifetime` after their move.

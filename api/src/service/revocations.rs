@@ -124,7 +124,7 @@ impl Revocations {
     }
 
     /// A revocation was made through this instance: the watcher looks at once.
-    fn look_now(&self) {
+    pub(super) fn look_now(&self) {
         self.look_now.notify_one();
     }
 
@@ -182,12 +182,6 @@ impl Parlour {
             }
             Err(_) => false,
         }
-    }
-
-    /// A revocation was recorded through this instance: what holds the token here ends at
-    /// once (the other instances find it at their next check).
-    pub(super) fn revoked_here(&self) {
-        self.revocations.look_now();
     }
 
     /// The answer to a long-poll whose token was revoked while it waited.

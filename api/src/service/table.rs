@@ -3,7 +3,7 @@
 
 use parlour_domain::table_events::TableRefusal;
 
-use super::write::{Batch, Committed, Step};
+use super::write::{Batch, Step};
 use super::*;
 
 impl Parlour {
@@ -35,35 +35,31 @@ impl Parlour {
         check: impl Fn(&Loaded) -> Result<()>,
     ) -> Result<u64> {
         // Table events are rare and must be judged on the whole log: always at its head.
-        let committed = self
-            .commit(id, Freshness::AtHead, None, |loaded, _| {
-                check(loaded)?;
-                let at = self.now();
-                loaded.sitting.admit(&event, moment(at))?;
-                let events = chain_events(
-                    &loaded.record,
-                    &[event.to_recorded()],
-                    loaded.version + 1,
-                    actor,
-                    None,
-                    &loaded.head_hash,
-                    at,
-                )?;
-                let event = event.clone();
-                Ok(Step::Append(Batch {
-                    events,
-                    key: None,
-                    link,
-                    then: move |loaded: &mut Loaded| {
-                        loaded.sitting.apply_table(&event, moment(at));
-                        loaded.version
-                    },
-                }))
-            })
-            .await?;
-        match committed {
-            Committed::Done(version) | Committed::Replayed(version) => Ok(version),
-        }
+        self.commit(id, Freshness::AtHead, |loaded, _| {
+            check(loaded)?;
+            let at = self.now();
+            loaded.sitting.admit(&event, moment(at))?;
+            let events = chain_events(
+                &loaded.record,
+                &[event.to_recorded()],
+                loaded.version + 1,
+                actor,
+                None,
+                &loaded.head_hash,
+                at,
+            )?;
+            let event = event.clone();
+            Ok(Step::Append(Batch {
+                events,
+                key: None,
+                link,
+                then: move |loaded: &mut Loaded| {
+                    loaded.sitting.apply_table(&event, moment(at));
+                    loaded.version
+                },
+            }))
+        })
+        .await
     }
 }
 

@@ -9,6 +9,13 @@ use chrono::{DateTime, Utc};
 pub trait Clock: Send + Sync {
     /// Now, to the microsecond (what the stores keep).
     fn now(&self) -> DateTime<Utc>;
+
+    /// Now, cut to the microsecond the log records: the time every entry and every clock
+    /// decision uses (a clock moved by a test may hold nanoseconds).
+    fn recorded_now(&self) -> DateTime<Utc> {
+        let now = self.now();
+        DateTime::<Utc>::from_timestamp_micros(now.timestamp_micros()).unwrap_or(now)
+    }
 }
 
 /// The operating system's clock.

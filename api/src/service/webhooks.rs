@@ -4,31 +4,37 @@
 //! Three steps, each at least once, so nothing acknowledged is lost to a crash:
 //! 1. every commit to a hosted game writes one outbox row, in the commit's own transaction
 //!    ([`WebhookCommits`]);
-//! 2. the outbox worker fans that row out ([`Parlour::fan_out_webhooks`]): for each account
+//! 2. the outbox worker fans that row out (`Parlour::fan_out_webhooks`, in `fan_out.rs`): for each account
 //!    the game places, the same notices its stream gives, one message per subscribed endpoint
 //!    and notice, each with an id made from what it tells of, so a second fan-out writes
 //!    nothing new;
-//! 3. the relay, a leader job, sends due messages ([`Parlour::relay_webhooks`]), retrying on
+//! 3. the relay, a leader job, sends due messages ([`Webhooks::relay`]), retrying on
 //!    the Standard Webhooks schedule and disabling endpoints that are gone.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
-use sha2::Digest;
+use parlour_domain::table_events::{Offer, Seating, Sitting, TableEvent};
+use rand_core::{OsRng, TryRngCore};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
 
 use super::accounts::AccountCaller;
-use super::seating::account_text;
-use super::*;
+use super::{text, AfterCommit, Clock, Fault, Result, ServiceError};
+use crate::bus::CommitSignal;
 use crate::dto::{
-    Delivery, DeliveryAttempt, DeliveryPage, DeliveryState, MatchStatus, NewWebhook, NoticeKind,
-    Webhook, WebhookChange, WebhookEventType, WebhookList, WebhookPayload, WebhookWithSecret,
+    Delivery, DeliveryAttempt, DeliveryPage, DeliveryState, NewWebhook, NoticeKind, Webhook,
+    WebhookChange, WebhookEventType, WebhookList, WebhookPayload, WebhookWithSecret,
 };
+use crate::receipts::Signer;
 use crate::store::{
-    AttemptRecord, MessageState, OutboxMessage, WebhookMessageRecord, WebhookRecord,
+    AttemptRecord, GameRecord, MessageState, OutboxMessage, StoredEvent, WebhookMessageRecord,
+    WebhookRecord, WebhookStore,
 };
 use crate::webhooks::{self as scheme, Sealer, Secret};
-use parlour_domain::table_events::{Offer, Seating, TableEvent};
 
 /// The outbox topic of a commit's fan-out.
 pub const FAN_OUT_TOPIC: &str = "webhook";
@@ -126,7 +132,7 @@ impl AfterCommit for WebhookCommits {
 
 /// Every account a table places: its host, the holders of its seats and the accounts seats
 /// are held for.
-fn accounts_placed(seating: &Seating) -> Vec<String> {
+pub(super) fn accounts_placed(seating: &Seating) -> Vec<String> {
     let mut accounts = vec![seating.host.account.clone()];
     for seat in &seating.seats {
         if let Some(holder) = &seat.holder {
@@ -142,7 +148,7 @@ fn accounts_placed(seating: &Seating) -> Vec<String> {
 }
 
 /// The event type a notice is sent as, if any.
-fn event_type_of(notice: NoticeKind) -> Option<WebhookEventType> {
+pub(super) fn event_type_of(notice: NoticeKind) -> Option<WebhookEventType> {
     match notice {
         NoticeKind::YourTurn => Some(WebhookEventType::GameYourTurn),
         NoticeKind::DeadlineNear => Some(WebhookEventType::GameDeadlineNear),
@@ -166,7 +172,12 @@ fn is_message_id(text: &str) -> bool {
     })
 }
 
-fn message_id(webhook: Uuid, game: Uuid, version: u64, event: WebhookEventType) -> String {
+pub(super) fn message_id(
+    webhook: Uuid,
+    game: Uuid,
+    version: u64,
+    event: WebhookEventType,
+) -> String {
     let digest = Sha256::digest(format!("{webhook}/{game}/{version}/{}", event.name()));
     format!("msg_{}", &hex::encode(digest)[..26])
 }
@@ -240,7 +251,7 @@ fn retry_delay(attempts: u32) -> Option<Duration> {
     let index = usize::try_from(attempts.checked_sub(1)?).ok()?;
     let delay = *RETRY_SCHEDULE.get(index)?;
     let mut byte = [0u8; 1];
-    let jitter = match rand_core::OsRng.try_fill_bytes(&mut byte) {
+    let jitter = match OsRng.try_fill_bytes(&mut byte) {
         Ok(()) => delay.mul_f64(f64::from(byte[0]) / 2550.0),
         Err(_) => Duration::ZERO,
     };
@@ -257,9 +268,46 @@ struct Sent {
     response: String,
 }
 
-impl Parlour {
+/// The webhooks capability: an account's endpoints and the relay that sends to them. What it
+/// needs, and nothing else (wired in `Parlour::webhooks`); the fan-out that writes the
+/// messages reads games and notices, and is theirs (`fan_out.rs`).
+pub struct Webhooks<'a> {
+    /// Endpoints, messages and attempts.
+    store: &'a dyn WebhookStore,
+    /// The key each endpoint's secret is sealed under is derived from the signing key.
+    signer: &'a Signer,
+    /// When a message was made, sent and next tried.
+    clock: &'a dyn Clock,
+    /// How the relay sends.
+    settings: WebhookSettings,
+    /// Told of a message written outside a commit (a test, a retry), so the relay runs now.
+    commits: &'a CommitSignal,
+}
+
+impl<'a> Webhooks<'a> {
+    /// The capability over its parts.
+    pub(super) fn new(
+        store: &'a dyn WebhookStore,
+        signer: &'a Signer,
+        clock: &'a dyn Clock,
+        settings: WebhookSettings,
+        commits: &'a CommitSignal,
+    ) -> Self {
+        Webhooks {
+            store,
+            signer,
+            clock,
+            settings,
+            commits,
+        }
+    }
+
     fn sealer(&self) -> Sealer {
         Sealer::new(self.signer.derive_key(SEALING_PURPOSE))
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.recorded_now()
     }
 
     /// The caller's endpoint `id` (another account's is not told apart from none).
@@ -273,7 +321,7 @@ impl Parlour {
     /// Checks a destination now: its form, and that it resolves to addresses it may be sent to.
     async fn destination(&self, url: &str) -> Result<String> {
         let parsed = scheme::parse_url(url).map_err(|e| bad(e.to_string()))?;
-        scheme::resolve(&parsed, self.webhook_settings.allow_private)
+        scheme::resolve(&parsed, self.settings.allow_private)
             .await
             .map_err(|e| bad(e.to_string()))?;
         Ok(parsed.to_string())
@@ -281,7 +329,7 @@ impl Parlour {
 
     /// `POST /v1/webhooks`: registers an endpoint for the caller's games; its secret is
     /// shown this once.
-    pub async fn create_webhook(
+    pub async fn create(
         &self,
         caller: &AccountCaller,
         request: NewWebhook,
@@ -320,7 +368,7 @@ impl Parlour {
     }
 
     /// `GET /v1/webhooks`: the caller's endpoints.
-    pub async fn webhooks(&self, caller: &AccountCaller) -> Result<WebhookList> {
+    pub async fn list(&self, caller: &AccountCaller) -> Result<WebhookList> {
         let records = self.store.webhooks_of(caller.account.id).await?;
         Ok(WebhookList {
             webhooks: records.iter().map(webhook_dto).collect(),
@@ -328,13 +376,13 @@ impl Parlour {
     }
 
     /// `GET /v1/webhooks/{id}`.
-    pub async fn webhook(&self, caller: &AccountCaller, id: Uuid) -> Result<Webhook> {
+    pub async fn get(&self, caller: &AccountCaller, id: Uuid) -> Result<Webhook> {
         Ok(webhook_dto(&self.own_webhook(caller, id).await?))
     }
 
     /// `PATCH /v1/webhooks/{id}`: changes its destination, events, note, or whether it is
     /// sent to. Enabling it again clears the reason it was disabled and its failures.
-    pub async fn change_webhook(
+    pub async fn change(
         &self,
         caller: &AccountCaller,
         id: Uuid,
@@ -372,7 +420,7 @@ impl Parlour {
     }
 
     /// `DELETE /v1/webhooks/{id}`: removes it with its undelivered messages and its log.
-    pub async fn delete_webhook(&self, caller: &AccountCaller, id: Uuid) -> Result<()> {
+    pub async fn delete(&self, caller: &AccountCaller, id: Uuid) -> Result<()> {
         self.own_webhook(caller, id).await?;
         if !self.store.delete_webhook(id).await? {
             return Err(ServiceError::WebhookNotFound(id.to_string()));
@@ -382,7 +430,7 @@ impl Parlour {
 
     /// `POST /v1/webhooks/{id}/rotate-secret`: a new secret, shown this once; the old one
     /// goes on signing beside it for a day, so receivers can switch without losing a message.
-    pub async fn rotate_webhook_secret(
+    pub async fn rotate_secret(
         &self,
         caller: &AccountCaller,
         id: Uuid,
@@ -405,7 +453,7 @@ impl Parlour {
     }
 
     /// `POST /v1/webhooks/{id}/test`: a `webhook.test` message, sent like any other.
-    pub async fn test_webhook(&self, caller: &AccountCaller, id: Uuid) -> Result<Delivery> {
+    pub async fn test(&self, caller: &AccountCaller, id: Uuid) -> Result<Delivery> {
         let record = self.own_webhook(caller, id).await?;
         let now = self.now();
         let mut nonce = [0u8; 13];
@@ -517,110 +565,9 @@ impl Parlour {
         self.delivery_dto(message).await
     }
 
-    /// The fan-out of one commit's outbox row: for every account the game places, the
-    /// notices of its stream, as messages to each of its endpoints subscribed to them.
-    pub async fn fan_out_webhooks(&self, game: Uuid, payload: &str) -> Result<usize> {
-        let range: Value = serde_json::from_str(payload).map_err(internal)?;
-        let (Some(first), Some(last)) = (
-            range.get("first").and_then(Value::as_u64),
-            range.get("last").and_then(Value::as_u64),
-        ) else {
-            return Err(internal(format!("a webhook fan-out row reads {payload:?}")));
-        };
-        let accounts = self
-            .with_game(game, |loaded| {
-                loaded
-                    .sitting
-                    .table
-                    .seating()
-                    .map(accounts_placed)
-                    .unwrap_or_default()
-            })
-            .await?;
-        let events = self
-            .store
-            .events(game, first.saturating_sub(1), Some(last + 1 - first))
-            .await?;
-        let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
-        let now = self.now();
-        let mut messages = Vec::new();
-        let mut finished_match: Option<Option<crate::dto::MatchView>> = None;
-        for account in accounts {
-            let Ok(account_id) = Uuid::parse_str(&account) else {
-                continue;
-            };
-            let hooks: Vec<WebhookRecord> = self
-                .store
-                .webhooks_of(account_id)
-                .await?
-                .into_iter()
-                .filter(|w| w.enabled)
-                .collect();
-            if hooks.is_empty() {
-                continue;
-            }
-            let Some(told) = self
-                .run_notices(game, &account_text(account_id), first, last, &kinds)
-                .await?
-            else {
-                continue;
-            };
-            let (row, notices) = (told.row, told.kinds);
-            let mut events: Vec<WebhookEventType> =
-                notices.into_iter().filter_map(event_type_of).collect();
-            // The commit that ends a match's last deal also ends the match.
-            if let (true, Some(deal)) = (
-                events.contains(&WebhookEventType::GameFinished),
-                row.deal_of.as_ref(),
-            ) {
-                if finished_match.is_none() {
-                    let view = self.match_view(deal.match_id).await?;
-                    finished_match = Some((view.status != MatchStatus::Playing).then_some(view));
-                }
-                if finished_match.as_ref().is_some_and(Option::is_some) {
-                    events.push(WebhookEventType::MatchFinished);
-                }
-            }
-            for event in events {
-                let payload = WebhookPayload {
-                    event_type: event,
-                    timestamp: now,
-                    data: Some(row.clone()),
-                    match_view: match event {
-                        WebhookEventType::MatchFinished => finished_match.clone().flatten(),
-                        _ => None,
-                    },
-                    timed_out: match event {
-                        WebhookEventType::GameTimedOut => told.timed_out.clone(),
-                        _ => None,
-                    },
-                };
-                let body = serde_json::to_string(&payload).map_err(internal)?;
-                for hook in hooks
-                    .iter()
-                    .filter(|h| h.events.iter().any(|e| e == event.name()))
-                {
-                    messages.push(WebhookMessageRecord {
-                        id: message_id(hook.id, game, last, event),
-                        seq: 0,
-                        webhook: hook.id,
-                        event_type: event.name().to_string(),
-                        payload: body.clone(),
-                        created_at: now,
-                        state: MessageState::Pending,
-                        attempts: 0,
-                        next_attempt: now,
-                    });
-                }
-            }
-        }
-        self.store.enqueue_messages(&messages).await?;
-        Ok(messages.len())
-    }
-
     /// One round of the relay: sends every due message, one endpoint's in the order they
     /// were made, several endpoints at once. The number of attempts made.
-    pub async fn relay_webhooks(&self) -> Result<usize> {
+    pub async fn relay(&self) -> Result<usize> {
         let mut made = 0;
         // A full batch means more are due: go on at once, not a tick later, up to a bound so
         // that a tick always ends (a message that cannot even be attempted stays due).
@@ -659,7 +606,7 @@ impl Parlour {
                     }
                 }
             })
-            .buffer_unordered(self.webhook_settings.concurrency.max(1))
+            .buffer_unordered(self.settings.concurrency.max(1))
             .collect::<Vec<usize>>()
             .await;
         Ok((count, sent.into_iter().sum()))
@@ -770,14 +717,14 @@ impl Parlour {
         let parsed = scheme::parse_url(url).map_err(|e| e.to_string())?;
         // Resolved and checked at each attempt, and only those addresses are called: a name
         // that now points inside is refused, and cannot be made to point there mid-request.
-        let addresses = scheme::resolve(&parsed, self.webhook_settings.allow_private)
+        let addresses = scheme::resolve(&parsed, self.settings.allow_private)
             .await
             .map_err(|e| e.to_string())?;
         let host = parsed.host_str().unwrap_or_default().to_string();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .timeout(self.webhook_settings.timeout)
-            .connect_timeout(self.webhook_settings.timeout)
+            .timeout(self.settings.timeout)
+            .connect_timeout(self.settings.timeout)
             .resolve_to_addrs(&host, &addresses)
             .user_agent(concat!("Parlour-Webhooks/", env!("CARGO_PKG_VERSION")))
             .build()
@@ -825,7 +772,7 @@ fn describe_error(error: &reqwest::Error) -> String {
     }
 }
 
-fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ServiceError {
+pub(super) fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ServiceError {
     Fault::new("a webhook could not be prepared", error).into()
 }
 

@@ -37,6 +37,10 @@ pub(super) enum Step<T, Then> {
     Append(Batch<Then>),
     /// Nothing to write: answer with this at once.
     Answer(T),
+    /// Nothing to write, but note again when the clocks next need a look, then answer: the
+    /// sweeper's answer when the note that sent it finds nothing due (a note left as it was
+    /// would send the sweeper back at every tick).
+    Renote(T),
     /// The table as cached cannot judge this: catch up with the log's head and decide again.
     AtHead,
 }
@@ -77,11 +81,30 @@ pub(super) enum Committed<T> {
 
 impl Parlour {
     /// Decides with `decide` on game `id` as it stands (first at `freshness`), appends what
-    /// it decided and answers with what its batch's `then` makes, under the rules above. A
-    /// move sent with a key (`keyed`) that was recorded before, and has not expired, is not
-    /// decided again: its first version is answered (`Committed::Replayed`).
-    #[tracing::instrument(name = "commit", level = "debug", skip_all, fields(game = %id))]
+    /// it decided and answers with what its batch's `then` makes, under the rules above.
     pub(super) async fn commit<T, Then>(
+        &self,
+        id: Uuid,
+        freshness: Freshness,
+        decide: impl FnMut(&mut Loaded, Freshness) -> Result<Step<T, Then>>,
+    ) -> Result<T>
+    where
+        Then: FnOnce(&mut Loaded) -> T,
+    {
+        match self.commit_keyed(id, freshness, None, decide).await? {
+            Committed::Done(answer) => Ok(answer),
+            // Only a key finds an earlier answer, and none was given.
+            Committed::Replayed(_) => {
+                Err(Fault::bare("a commit without a key was replayed").into())
+            }
+        }
+    }
+
+    /// [`Parlour::commit`] for a move sent with a key (`keyed`): if the same move was recorded
+    /// under it before, and the key has not expired, it is not decided again, and its first
+    /// version is answered (`Committed::Replayed`) whatever happened at the table since.
+    #[tracing::instrument(name = "commit", level = "debug", skip_all, fields(game = %id))]
+    pub(super) async fn commit_keyed<T, Then>(
         &self,
         id: Uuid,
         mut freshness: Freshness,
@@ -104,9 +127,8 @@ impl Parlour {
             }
             let batch = match decide(loaded, freshness)? {
                 Step::Append(batch) => batch,
-                Step::Answer(answer) => {
-                    // Nothing written, but the look may have been the clocks' (nothing due
-                    // any more): their next look is noted all the same.
+                Step::Answer(answer) => return Ok(Committed::Done(answer)),
+                Step::Renote(answer) => {
                     self.attend(loaded).await;
                     return Ok(Committed::Done(answer));
                 }
@@ -140,7 +162,11 @@ impl Parlour {
                     loaded.last = LastEntry::of(&batch.events).or(loaded.last.take());
                     let answer = (batch.then)(loaded);
                     self.attend(loaded).await;
-                    self.publish_if_over(loaded).await;
+                    if loaded.sitting.is_over() {
+                        self.checkpoints()
+                            .publish_ended(id, loaded.version, &loaded.head_hash)
+                            .await;
+                    }
                     return Ok(Committed::Done(answer));
                 }
                 Ok(Appended::LostRace) => {

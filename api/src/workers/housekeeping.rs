@@ -41,7 +41,12 @@ impl LeaderJob for Housekeeper {
             return Ok(());
         }
         *last = Some(Instant::now());
-        let purged = self.service.purge().await.map_err(|e| e.to_string())?;
+        let purged = self
+            .service
+            .housekeeping()
+            .purge()
+            .await
+            .map_err(|e| e.to_string())?;
         if purged != crate::store::Purged::default() {
             tracing::info!(?purged, "purged rows kept long enough");
         }

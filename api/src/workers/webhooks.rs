@@ -59,7 +59,8 @@ impl LeaderJob for WebhookRelay {
     async fn tick(&self) -> Result<(), String> {
         let sent = self
             .service
-            .relay_webhooks()
+            .webhooks()
+            .relay()
             .await
             .map_err(|e| e.to_string())?;
         if sent > 0 {
