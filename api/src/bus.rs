@@ -180,7 +180,12 @@ impl Bus {
             match store.committed_since(after, BATCH).await {
                 Ok(batch) => {
                     let full = batch.len() as u64 == BATCH;
+                    // What the bus hands on, in the logs at `debug` (`docs/operations.md`):
+                    // one span a look that found entries, one line an entry.
+                    let _look = (!batch.is_empty())
+                        .then(|| tracing::debug_span!("bus", entries = batch.len()).entered());
                     for commit in batch {
+                        tracing::debug!(game = %commit.game, seq = commit.seq, kind = %commit.kind, "handed on");
                         // The feed's cursor is the last entry read, not the largest position
                         // seen: on Postgres positions along the feed need not rise.
                         after = commit.cursor();

@@ -360,6 +360,7 @@ async fn at_debug_a_moves_lines_follow_it_from_its_request_through_the_use_case_
         let names = names(&line);
         names.iter().any(|n| n == "store") && names.iter().any(|n| n == "act")
     });
+    let seen_before = lines.clone();
     let line: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
     let spans = line["spans"].as_array().unwrap();
     let order = names(&line);
@@ -373,4 +374,19 @@ async fn at_debug_a_moves_lines_follow_it_from_its_request_through_the_use_case_
     assert_eq!(spans[at("act")]["game"], game.as_str(), "{line}");
     assert_eq!(spans[at("commit")]["game"], game.as_str(), "{line}");
     assert_eq!(spans[at("store")]["call"], "idempotent_move", "{line}");
+
+    // The bus hands the game's entries on, each in a line of its own within a `bus` span
+    // (the game's creation is enough: it is committed before the move is sent), whether
+    // before the move's lines or after them.
+    let handed_on = |line: &str| {
+        serde_json::from_str::<Value>(line)
+            .is_ok_and(|line| line["message"] == "handed on" && line["game"] == game.as_str())
+    };
+    let line = match seen_before.iter().find(|line| handed_on(line)) {
+        Some(line) => line.clone(),
+        None => server.lines_until(handed_on).pop().unwrap(),
+    };
+    let line: Value = serde_json::from_str(&line).unwrap();
+    assert!(names(&line).iter().any(|n| n == "bus"), "{line}");
+    assert_eq!(line["seq"], 1, "{line}");
 }
