@@ -34,7 +34,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use parlour_domain::british_birds::BritishBirds;
-use parlour_domain::british_birds::LAST_RULES_VERSION_WITH_PLAY_TO;
 use parlour_domain::engine::{outcome_json, parse_recorded, record, view_json, EngineOf};
 use parlour_domain::googly::Googly;
 use parlour_domain::history_of_england::HistoryOfEngland;
@@ -72,53 +71,24 @@ fn config(game: &'static str, players: usize, options: Value) -> Config {
     }
 }
 
-/// Every game at every player count with its default options, then every option that changes
-/// the pack, the variant or the length of the game (as `tests/api/play.rs::tables()` does, and
-/// more).
+/// Every game at every player count with its default options, then each of the catalogue's
+/// variants (options that change the pack, the variant or the length of the game) at every
+/// player count it is meant for.
 fn configs(game: &'static str) -> Vec<Config> {
-    let mut configs = Vec::new();
-    for engine in parlour_domain::catalog::engines() {
-        let d = engine.describe();
-        if d.id == game {
-            for players in d.min_players..=d.max_players {
-                configs.push(config(d.id, players, json!({})));
-            }
+    let Some(entry) = parlour_domain::catalog::entry(game) else {
+        panic!("no game {game}")
+    };
+    let d = entry.engine.describe();
+    let mut configs: Vec<Config> = (d.min_players..=d.max_players)
+        .map(|players| config(game, players, json!({})))
+        .collect();
+    for variant in entry.variants {
+        for &players in variant.players {
+            configs.push(Config {
+                rules_version: variant.rules_version(),
+                ..config(game, players, variant.options())
+            });
         }
-    }
-    match game {
-        "history-of-england" => {
-            for series in [2, 3] {
-                for players in 3..=8 {
-                    configs.push(config(game, players, json!({ "series": series })));
-                }
-            }
-        }
-        "googly" => {
-            for players in [2, 3] {
-                configs.push(config(game, players, json!({"variant": "patience"})));
-                configs.push(config(game, players, json!({"variant": "team"})));
-            }
-        }
-        "british-birds" => {
-            for players in 2..=4 {
-                configs.push(Config {
-                    rules_version: LAST_RULES_VERSION_WITH_PLAY_TO,
-                    ..config(game, players, json!({"play_to": 50}))
-                });
-                configs.push(config(game, players, json!({"quiet_rounds": 1})));
-            }
-            configs.push(config(
-                game,
-                3,
-                json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]}),
-            ));
-            configs.push(config(
-                game,
-                4,
-                json!({"owl_preferences": ["ask_me", "ask_me", "always_play_owl", "always_play_owl"]}),
-            ));
-        }
-        _ => {}
     }
     configs
 }

@@ -13,24 +13,21 @@ use crate::on_both_backends;
 /// Every game offered, with each player count it allows and the options to try.
 fn tables() -> Vec<(&'static str, usize, Value)> {
     let mut tables = Vec::new();
-    for engine in parlour_domain::catalog::engines() {
-        let d = engine.describe();
+    for entry in parlour_domain::catalog::entries() {
+        let d = entry.engine.describe();
         for players in d.min_players..=d.max_players {
             tables.push((d.id, players, json!({})));
         }
     }
-    // The options that change the pack or the variant, beyond each game's defaults.
-    for players in [3, 5, 8] {
-        tables.push(("history-of-england", players, json!({"series": 2})));
-        tables.push(("history-of-england", players, json!({"series": 3})));
+    // The catalogue's variants (options that change the pack, the variant or the ending) at
+    // their smallest table (the domain's fuzz plays each at every size); those only older
+    // rules allow cannot be created here.
+    for entry in parlour_domain::catalog::entries() {
+        let d = entry.engine.describe();
+        for variant in entry.variants.iter().filter(|v| v.rules_version.is_none()) {
+            tables.push((d.id, variant.players[0], variant.options()));
+        }
     }
-    tables.push(("googly", 2, json!({"variant": "patience"})));
-    tables.push(("googly", 3, json!({"variant": "patience"})));
-    tables.push((
-        "british-birds",
-        3,
-        json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]}),
-    ));
     tables
 }
 

@@ -34,45 +34,48 @@ fn engine(game: &str) -> &'static dyn Engine {
     }
 }
 
-/// Every player count, then the options that change the variant, the pack or the ending.
-fn configurations(game: &str) -> Vec<(usize, Value)> {
+/// Every player count, then the catalogue's variants (options that change the pack, the
+/// variant or the ending), each at its smallest table: the player count, the options and the
+/// rules version each table is created under.
+fn configurations(game: &str) -> Vec<(usize, Value, u32)> {
     let d = engine(game).describe();
     let mut configs: Vec<(usize, Value)> = (d.min_players..=d.max_players)
         .map(|players| (players, json!({})))
         .collect();
+    // What the bots' tests can afford of the longest games' default tables.
     match game {
         "history-of-england" => {
             // Its games are the longest, and every bot reads the whole log at every move: the
             // smallest table and each series (every player count is played at random by the
             // game's own playout tests).
-            configs = vec![
-                (3, json!({})),
-                (4, json!({"series": 2})),
-                (4, json!({"series": 3})),
-            ];
+            configs = vec![(3, json!({}))];
         }
         "googly" => {
-            // Every seat count from 1 to 22 is one of four variants: one of each, and the team
-            // game at a small and a full table.
+            // Every seat count from 1 to 22 plays one of GOOGLY's games by default: one of
+            // each, and the team game at a small and a full table.
             configs = vec![
                 (1, json!({})),
                 (2, json!({})),
                 (3, json!({})),
                 (4, json!({})),
                 (22, json!({})),
-                (2, json!({"variant": "patience"})),
-                (3, json!({"variant": "team"})),
             ];
         }
-        "british-birds" => {
-            configs.push((3, json!({"play_to": 15})));
-            configs.push((2, json!({"quiet_rounds": 1})));
-            configs.push((
-                3,
-                json!({"owl_preferences": ["always_play_owl", "always_hand_over", "ask_me"]}),
-            ));
-        }
         _ => {}
+    }
+    let mut configs: Vec<(usize, Value, u32)> = configs
+        .into_iter()
+        .map(|(players, options)| (players, options, crate::RULES_VERSION))
+        .collect();
+    let Some(entry) = catalog::entry(game) else {
+        panic!("no game {game}")
+    };
+    for variant in entry.variants {
+        configs.push((
+            variant.players[0],
+            variant.options(),
+            variant.rules_version(),
+        ));
     }
     configs
 }
@@ -80,7 +83,7 @@ fn configurations(game: &str) -> Vec<(usize, Value)> {
 /// Plays every configuration of `game` to the end with bots of every level.
 fn every_level_plays_to_the_end(game: &str) {
     let engine = engine(game);
-    for (k, (players, options)) in configurations(game).into_iter().enumerate() {
+    for (k, (players, options, version)) in configurations(game).into_iter().enumerate() {
         // Every seat random, every seat steady, and the levels mixed (seat 0 expert, the rest
         // steady and random by turns); every seat expert (the slowest, searching at every
         // move) at the first table only.
@@ -102,7 +105,6 @@ fn every_level_plays_to_the_end(game: &str) {
         }
         for (i, bots) in tables.iter().enumerate() {
             let seed = 1000 + i as u64;
-            let version = rules_version_for(&options);
             let mut arena = Arena::open_under(engine, players, &options, seed, version)
                 .unwrap_or_else(|e| panic!("{game} {players} {options}: {e}"));
             let outcome = arena
@@ -164,18 +166,8 @@ fn open(engine: &dyn Engine, players: usize, options: &Value) -> Box<dyn Table> 
         })
         .collect();
     engine
-        .open(&players, options, rules_version_for(options))
+        .open(&players, options, crate::RULES_VERSION)
         .unwrap()
-}
-
-/// The latest rules, but for British Birds' series in one log (`play_to`): a game of rules
-/// version 2 at the latest, which bots must still play (old games go on).
-fn rules_version_for(options: &Value) -> u32 {
-    if options.get("play_to").is_some_and(|v| !v.is_null()) {
-        crate::british_birds::LAST_RULES_VERSION_WITH_PLAY_TO
-    } else {
-        crate::RULES_VERSION
-    }
 }
 
 /// Two tables dealt alike but for one card hidden from seat 0, played alike move for move:
