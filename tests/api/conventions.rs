@@ -194,6 +194,57 @@ async fn a_move_answered_from_its_idempotency_key_is_marked_as_replayed(app: Tes
     assert_eq!(retry.json::<Value>().await.unwrap(), first);
 }
 
+/// `If-None-Match` as RFC 9110 §13.1.2 has it: `*` matches any version of a game that exists,
+/// and a list of tags matches while the game is at any of them.
+async fn if_none_match_takes_a_star_or_a_list_of_versions(app: TestApp) {
+    let (id, tokens) = girl(&app).await;
+    let current = version(&app, &id).await;
+    let get = |value: String| {
+        let app = &app;
+        let url = format!("{}/v1/games/{id}", app.address);
+        let token = tokens[0].clone();
+        async move {
+            app.client
+                .get(url)
+                .bearer_auth(token)
+                .header("If-None-Match", value)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let star = get("*".into()).await;
+    assert_eq!(star.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(
+        header(&star, "etag"),
+        Some(format!("\"{current}\"").as_str())
+    );
+    let missing = app
+        .client
+        .get(format!("{}/v1/games/{}", app.address, Uuid::new_v4()))
+        .header("If-None-Match", "*")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(missing, StatusCode::NOT_FOUND, "game-not-found").await;
+
+    let listed = get(format!("\"{}\", W/\"{current}\"", current + 5)).await;
+    assert_eq!(listed.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(
+        header(&listed, "etag"),
+        Some(format!("\"{current}\"").as_str())
+    );
+    let others = get(format!("\"{}\", \"{}\"", current + 5, current + 6)).await;
+    assert_eq!(others.status(), StatusCode::OK);
+    let view: Value = others.json().await.unwrap();
+    assert_eq!(view["version"], current);
+
+    for bad in ["12", "\"12\", 13", "*, \"12\"", "\"x\""] {
+        let res = get(bad.into()).await;
+        assert_problem(res, StatusCode::BAD_REQUEST, "malformed-request").await;
+    }
+}
+
 /// The first answer to a keyed move is the answer, whatever happened at the table since: a
 /// client whose connection dropped after its move was recorded, and whose seat has meanwhile
 /// gone to a bot, is told its move stands (replayed), not that the seat is the bot's.
@@ -808,6 +859,7 @@ crate::on_both_backends!(
     a_move_answered_from_its_idempotency_key_is_marked_as_replayed,
     an_idempotency_key_is_1_to_255_printable_characters_and_nothing_else,
     a_keyed_move_is_replayed_even_after_its_seat_went_to_a_bot,
+    if_none_match_takes_a_star_or_a_list_of_versions,
 );
 
 /// Tests that build their own server (a clock, a store that holds appends, settings), once

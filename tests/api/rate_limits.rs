@@ -154,6 +154,46 @@ async fn on_postgres_a_token_past_its_limit_is_refused_while_other_seats_play_on
     a_token_past_its_limit_is_refused_while_other_seats_play_on(Backend::Postgres).await;
 }
 
+/// A 304 is given back (as GitHub does not count them): a client that revalidates what it
+/// holds is never pushed towards fetching whole answers, and never refused for it.
+#[tokio::test]
+async fn an_answer_of_304_costs_nothing_against_the_limits() {
+    let app = app_limited(
+        Backend::Sqlite,
+        RateLimitSettings {
+            per_token: per_day(2),
+            per_client: per_day(3),
+            ..RateLimitSettings::off()
+        },
+    )
+    .await;
+    let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
+    let client = client_from("127.0.0.3");
+    let revalidate = || {
+        client
+            .get(format!("{}/v1/games/{id}", app.address))
+            .bearer_auth(&tokens[0])
+            .header("If-None-Match", "\"1\"")
+            .send()
+    };
+    for _ in 0..5 {
+        let res = revalidate().await.unwrap();
+        assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+        // The token's bucket (2 a day) is the tighter, and it is still full.
+        assert_eq!(header(&res, "ratelimit-limit"), Some(2));
+        assert_eq!(header(&res, "ratelimit-remaining"), Some(2));
+    }
+    let path = format!("/v1/games/{id}");
+    for left in [1, 0] {
+        let res = get(&client, &app, &path, Some(&tokens[0])).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(header(&res, "ratelimit-remaining"), Some(left));
+    }
+    // Past the limit, a revalidation is refused like anything else: only a 304 is free.
+    let res = revalidate().await.unwrap();
+    assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "rate-limited").await;
+}
+
 #[tokio::test]
 async fn health_checks_and_metrics_are_never_limited() {
     let app = app_limited(

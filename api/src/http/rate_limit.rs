@@ -7,7 +7,10 @@
 //! again), so a check is a hash lookup and two additions. A request past either limit is
 //! answered `429` `/problems/rate-limited` with `Retry-After`; every limited answer carries
 //! `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (IETF draft
-//! ratelimit-headers) for whichever of its two buckets has fewer requests left.
+//! ratelimit-headers) for whichever of its two buckets has fewer requests left. A request
+//! answered `304 Not Modified` is given back to both buckets (as GitHub does not count them):
+//! a client revalidating what it holds costs the server one lookup, and should not be pushed
+//! towards fetching whole answers instead.
 //!
 //! The buckets live in this instance's memory: with N instances behind a balancer a client
 //! may send N times the quota. Memory is bounded: the keys are kept in two generations, the
@@ -297,6 +300,35 @@ impl<K: Hash + Eq> Buckets<K> {
         })
     }
 
+    /// Gives back the request last charged to `key` (its answer was a 304), and how its
+    /// bucket stands then. A key no longer tracked had a full bucket anyway.
+    fn give_back(&mut self, key: &K, now: Duration) -> Standing {
+        let interval = self.quota.interval();
+        let full_at = match self.current.get_mut(key) {
+            Some(at) => at,
+            None => match self.previous.get_mut(key) {
+                Some(at) => at,
+                None => {
+                    return Standing {
+                        limit: self.quota.requests,
+                        remaining: u64::from(self.quota.requests),
+                        reset: Duration::ZERO,
+                    }
+                }
+            },
+        };
+        *full_at = full_at.saturating_sub(interval);
+        let used = full_at.saturating_sub(now);
+        let left = self.quota.per.saturating_sub(used).as_nanos() / interval.as_nanos().max(1);
+        Standing {
+            limit: self.quota.requests,
+            remaining: u64::try_from(left)
+                .unwrap_or(u64::MAX)
+                .min(u64::from(self.quota.requests)),
+            reset: used,
+        }
+    }
+
     fn len(&self) -> usize {
         self.current.len() + self.previous.len()
     }
@@ -396,6 +428,23 @@ impl RateLimiter {
             }
         }
         tightest.map_or(Verdict::Unlimited, Verdict::Allowed)
+    }
+
+    /// Gives back a request [`RateLimiter::check`] allowed, whose answer was a 304, to the
+    /// buckets it was charged to: how the tighter of them stands then.
+    pub fn give_back(&self, token: Option<&str>, client: IpAddr) -> Option<Standing> {
+        let now = self.clock.now();
+        let mut tightest: Option<Standing> = None;
+        if let Some(clients) = &self.clients {
+            let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
+            tightest = Some(clients.give_back(&client_key(client), now));
+        }
+        if let (Some(tokens), Some(token)) = (&self.tokens, token) {
+            let key = self.hasher.hash_one(token);
+            let mut tokens = tokens.lock().unwrap_or_else(|e| e.into_inner());
+            tightest = Some(tighter(tightest, tokens.give_back(&key, now)));
+        }
+        tightest
     }
 
     /// The client a request comes from: the connection's peer, or, when the peer is a trusted
@@ -527,11 +576,19 @@ pub async fn limit(
         return Ok(next.call(req).await?.map_into_left_body());
     };
     let client = limiter.client_address(req.peer_addr().map(|a| a.ip()), req.headers());
-    let verdict = limiter.check(bearer(req.headers()), client);
+    let token = bearer(req.headers()).map(str::to_string);
+    let verdict = limiter.check(token.as_deref(), client);
     match verdict {
         Verdict::Unlimited => Ok(next.call(req).await?.map_into_left_body()),
         Verdict::Allowed(standing) => {
             let mut res = next.call(req).await?;
+            let standing = if res.status() == actix_web::http::StatusCode::NOT_MODIFIED {
+                limiter
+                    .give_back(token.as_deref(), client)
+                    .unwrap_or(standing)
+            } else {
+                standing
+            };
             write_standing(&standing, res.headers_mut());
             Ok(res.map_into_left_body())
         }
@@ -608,6 +665,25 @@ mod tests {
         // One request's share (60 s / 3) comes back 20 s after the first was taken.
         assert_eq!(retry_after, Duration::from_secs(20));
         assert_eq!(standing.reset, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_request_given_back_leaves_both_buckets_as_they_were() {
+        let (limiter, clock) = limiter(2, 3);
+        let before = allowed(limiter.check(Some("t"), ip(1)));
+        assert_eq!((before.limit, before.remaining), (2, 1));
+        clock.advance(Duration::from_secs(5));
+        let charged = allowed(limiter.check(Some("t"), ip(1)));
+        assert_eq!(charged.remaining, 0);
+        let given_back = limiter.give_back(Some("t"), ip(1)).unwrap();
+        assert_eq!((given_back.limit, given_back.remaining), (2, 1));
+        // As if the second request had never come: the token's next request is allowed (its
+        // last), and so is one more from the client (the last of its three).
+        assert_eq!(allowed(limiter.check(Some("t"), ip(1))).remaining, 0);
+        assert_eq!(allowed(limiter.check(None, ip(1))).remaining, 0);
+        // A bucket nobody charged is full.
+        let fresh = limiter.give_back(None, ip(9)).unwrap();
+        assert_eq!(fresh.remaining, 3);
     }
 
     #[test]

@@ -42,16 +42,49 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
     if text.is_empty() {
         return Ok(None);
     }
+    entity_tag(text).map(Some).ok_or_else(malformed)
+}
+
+/// What an `If-None-Match` names (RFC 9110 §13.1.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum NoneMatch {
+    /// `*`: any version at all, so a game that exists is never "changed" (304 at once).
+    Any,
+    /// A list of versions the client has (one, usually): 304 while the game is at one of them.
+    Versions(Vec<u64>),
+}
+
+/// Reads `If-None-Match`: `*`, or a comma-separated list of entity tags as the `ETag` gives
+/// them, strong or weak (compared weakly, as §13.1.2 says). An empty field names nothing.
+fn none_match(req: &HttpRequest) -> Result<Option<NoneMatch>, ApiError> {
+    let Some(value) = req.headers().get(header::IF_NONE_MATCH) else {
+        return Ok(None);
+    };
+    let malformed = || {
+        ApiError::new(
+            Problem::MalformedRequest,
+            "If-None-Match must be `*` or game versions in quotes, like \"12\" or \"12\", \"13\"",
+        )
+    };
+    let text = value.to_str().map_err(|_| malformed())?.trim();
+    if text == "*" {
+        return Ok(Some(NoneMatch::Any));
+    }
+    let mut versions = Vec::new();
+    for tag in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        versions.push(entity_tag(tag).ok_or_else(malformed)?);
+    }
+    Ok((!versions.is_empty()).then_some(NoneMatch::Versions(versions)))
+}
+
+/// A version from one entity tag, `"12"` or `W/"12"`.
+fn entity_tag(text: &str) -> Option<u64> {
     let tag = text.strip_prefix("W/").unwrap_or(text);
-    let digits = tag
-        .strip_prefix('"')
+    tag.strip_prefix('"')
         .and_then(|tag| tag.strip_suffix('"'))
         .filter(|digits| (1..=19).contains(&digits.len()))
-        .filter(|digits| digits.bytes().all(|b| b.is_ascii_digit()));
-    digits
+        .filter(|digits| digits.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|digits| digits.parse::<u64>().ok())
-        .map(Some)
-        .ok_or_else(malformed)
 }
 
 /// 1 to 255 printable ASCII characters (a space, never a tab; HTTP trims the ends), as the
@@ -158,14 +191,14 @@ pub(super) fn whole_seconds<'de, D: serde::Deserializer<'de>>(
 /// and `?wait=60`; the answer comes as soon as anything happens.
 #[utoipa::path(tag = "games", operation_id = "getGame",
     params(("id" = String, Path, description = "Game id"), WaitQuery,
-        ("If-None-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "A version you already have, quoted as in the ETag (`\"12\"`): 304 if unchanged")),
+        ("If-None-Match" = Option<String>, Header, pattern = r#"^(\*|((W/)?"[0-9]{1,19}"( *, *(W/)?"[0-9]{1,19}")*)?)$"#, description = "Versions you already have, quoted as in the ETag (`\"12\"`, or a list: `\"12\", \"13\"`): 304 while the game is at one of them. `*` (any version): 304 if the game exists")),
     security((), ("seat_token" = []), ("account_token" = [])),
     responses(
         (status = 200, body = GameView, description = "The game as the token's seat sees it (a spectator's view without a token)",
             headers(("ETag" = String, description = "The version, quoted"),
                 ("Vary" = String, description = "`Authorization`: each seat sees its own view of one version"),
                 ("Cache-Control" = String, description = "`private`: a view holds one seat's hidden cards"))),
-        (status = 304, description = "Unchanged since the version in If-None-Match",
+        (status = 304, description = "The game is at a version If-None-Match names (or it exists, for `*`)",
             headers(("ETag" = String, description = "The version, quoted"))),
         (status = 400, description = "Malformed If-None-Match or `wait`", content_type = PROBLEM),
         (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
@@ -182,13 +215,27 @@ pub async fn show(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
-    let known = version_header(&req, header::IF_NONE_MATCH)?;
+    let known = match none_match(&req)? {
+        None => None,
+        Some(NoneMatch::Any) => {
+            // Whatever version the game is at, the client has "it": answered at once.
+            let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+            let view = service.view(id, caller).await?;
+            return Ok(per_seat(&mut HttpResponse::NotModified())
+                .insert_header(etag(view.version))
+                .finish());
+        }
+        Some(NoneMatch::Versions(versions)) => Some(versions),
+    };
     match known {
         None => {
             let caller = service.authenticate(id, bearer.0.as_deref()).await?;
             Ok(view_response(service.view(id, caller).await?))
         }
-        Some(known) => {
+        Some(versions) => {
+            // The wait is for the game to move past the newest version the client names;
+            // the answer is 304 while it stands at any of them.
+            let known = versions.iter().copied().max().unwrap_or_default();
             // A long-poll outlives its check: a revoked account token ends it with 401.
             let (caller, hold) = service
                 .authenticate_holding(id, bearer.0.as_deref())
@@ -198,8 +245,11 @@ pub async fn show(
                 .view_when_changed_holding(id, caller, known, wait, hold)
                 .await?
             {
-                Some(view) if view.version != known => Ok(view_response(view)),
-                _ => Ok(per_seat(&mut HttpResponse::NotModified())
+                Some(view) if !versions.contains(&view.version) => Ok(view_response(view)),
+                Some(view) => Ok(per_seat(&mut HttpResponse::NotModified())
+                    .insert_header(etag(view.version))
+                    .finish()),
+                None => Ok(per_seat(&mut HttpResponse::NotModified())
                     .insert_header(etag(known))
                     .finish()),
             }
