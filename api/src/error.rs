@@ -181,9 +181,9 @@ pub fn description(problem: Problem) -> Option<&'static str> {
         Problem::RateLimited => Some(
             "This seat token, or this client address, has sent as many requests as it may for \
              now. Nothing was done. Wait `Retry-After` seconds and try again. Every answer \
-             carries `RateLimit-Limit` (the quota), `RateLimit-Remaining` (requests left now) \
-             and `RateLimit-Reset` (seconds until the quota is whole again), so a client can \
-             slow down before it is refused.",
+             carries `RateLimit-Policy` (each quota and the seconds it refills over) and \
+             `RateLimit` (requests left now, and seconds until one more is there), so a client \
+             can slow down before it is refused.",
         ),
         Problem::AtCapacity => Some(
             "The server holds as many event streams as it can. Try again after `Retry-After` \

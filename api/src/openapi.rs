@@ -439,9 +439,28 @@ impl Modify for Conventions {
 
 fn add_rate_limit_headers(response: &mut Response) {
     for (name, description) in [
-        ("RateLimit-Limit", "Requests allowed in the current window"),
-        ("RateLimit-Remaining", "Requests left in the current window"),
-        ("RateLimit-Reset", "Seconds until the window resets"),
+        (
+            "RateLimit-Policy",
+            "Each limit charged (draft-ietf-httpapi-ratelimit-headers-10): its name, quota and \
+             the seconds it refills over, e.g. `\"token\";q=1200;w=60, \"client\";q=12000;w=60`",
+        ),
+        (
+            "RateLimit",
+            "How each limit stands: requests left now and seconds until one more is there, \
+             e.g. `\"token\";r=1199;t=1, \"client\";r=11999;t=1`",
+        ),
+        (
+            "RateLimit-Limit",
+            "The tighter limit's quota (the draft's earlier field, kept for older clients)",
+        ),
+        (
+            "RateLimit-Remaining",
+            "Requests left under the tighter limit (the draft's earlier field)",
+        ),
+        (
+            "RateLimit-Reset",
+            "Seconds until the tighter limit is whole again (the draft's earlier field)",
+        ),
     ] {
         response
             .headers

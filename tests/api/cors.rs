@@ -141,6 +141,8 @@ async fn a_cross_origin_answer_lets_the_page_read_the_headers_it_needs() {
         "x-request-id",
         "link",
         "retry-after",
+        "ratelimit-policy",
+        "ratelimit",
         "ratelimit-limit",
         "ratelimit-remaining",
         "ratelimit-reset",

@@ -29,6 +29,10 @@ async fn app_limited(backend: Backend, rate_limits: RateLimitSettings) -> TestAp
     spawn_app_with(&url, guard, settings).await
 }
 
+fn field<'a>(res: &'a Response, name: &str) -> Option<&'a str> {
+    res.headers().get(name).map(|v| v.to_str().unwrap())
+}
+
 fn header(res: &Response, name: &str) -> Option<u64> {
     res.headers()
         .get(name)
@@ -64,6 +68,19 @@ async fn a_client_past_its_limit_is_refused_with_429_and_told_when_to_come_back(
     for left in [2, 1, 0] {
         let res = app.request(Method::GET, "/v1/catalog", None, None).await;
         assert_eq!(res.status(), StatusCode::OK);
+        // The draft's current fields: the policy (3 a day), and how it stands (a third of a
+        // day until one more request is there).
+        assert_eq!(
+            field(&res, "ratelimit-policy"),
+            Some("\"client\";q=3;w=86400")
+        );
+        let standing = field(&res, "ratelimit").unwrap();
+        assert!(
+            standing.starts_with(&format!("\"client\";r={left};t=")),
+            "{standing}"
+        );
+        let t: u64 = standing.rsplit("t=").next().unwrap().parse().unwrap();
+        assert!((1..=DAY.as_secs() / 3).contains(&t), "{standing}");
         assert_eq!(header(&res, "ratelimit-limit"), Some(3));
         assert_eq!(header(&res, "ratelimit-remaining"), Some(left));
         assert!(header(&res, "ratelimit-reset").unwrap() > 0);
@@ -182,6 +199,14 @@ async fn an_answer_of_304_costs_nothing_against_the_limits() {
         // The token's bucket (2 a day) is the tighter, and it is still full.
         assert_eq!(header(&res, "ratelimit-limit"), Some(2));
         assert_eq!(header(&res, "ratelimit-remaining"), Some(2));
+        assert_eq!(
+            field(&res, "ratelimit-policy"),
+            Some("\"token\";q=2;w=86400, \"client\";q=3;w=86400")
+        );
+        assert_eq!(
+            field(&res, "ratelimit"),
+            Some("\"token\";r=2;t=0, \"client\";r=3;t=0")
+        );
     }
     let path = format!("/v1/games/{id}");
     for left in [1, 0] {

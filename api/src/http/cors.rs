@@ -27,9 +27,9 @@ pub const ALLOWED_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
 pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Accept, If-Match, If-None-Match, \
      Idempotency-Key, X-Request-Id, Traceparent, Tracestate";
 /// The answer headers a cross-origin page may read, besides the ones every page may.
-pub const EXPOSED_HEADERS: &str = "ETag, Location, Link, Retry-After, RateLimit-Limit, \
-     RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, X-Request-Id, Traceparent, \
-     WWW-Authenticate, Allow, Accept-Post";
+pub const EXPOSED_HEADERS: &str = "ETag, Location, Link, Retry-After, RateLimit-Policy, \
+     RateLimit, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, \
+     X-Request-Id, Traceparent, WWW-Authenticate, Allow, Accept-Post";
 /// How long a browser may keep a preflight's answer, in seconds (browsers cap it: Chromium at
 /// two hours).
 pub const MAX_AGE_SECONDS: u32 = 7_200;

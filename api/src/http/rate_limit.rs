@@ -6,8 +6,12 @@
 //! generic cell rate algorithm's one number per key (the time at which the bucket will be full
 //! again), so a check is a hash lookup and two additions. A request past either limit is
 //! answered `429` `/problems/rate-limited` with `Retry-After`; every limited answer carries
-//! `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (IETF draft
-//! ratelimit-headers) for whichever of its two buckets has fewer requests left. A request
+//! the IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-10): `RateLimit-Policy`, each
+//! limit that applies to it (`"token";q=1200;w=60, "client";q=12000;w=60`), and `RateLimit`,
+//! how each stands (`"token";r=1199;t=0, …`: requests left, and seconds until one more is). The
+//! earlier draft's `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until
+//! the bucket is full) are sent beside them for whichever bucket has fewer requests left, for
+//! the clients written against it. A request
 //! answered `304 Not Modified` is given back to both buckets (as GitHub does not count them):
 //! a client revalidating what it holds costs the server one lookup, and should not be pushed
 //! towards fetching whole answers instead.
@@ -55,6 +59,10 @@ pub const DEFAULT_MAX_KEYS: usize = 100_000;
 /// or a monitoring scrape fail.
 pub const UNLIMITED_PATHS: &[&str] = &["/healthz", "/readyz", "/metrics"];
 
+/// `RateLimit-Policy`: each limit that applies to the request (the draft's current field).
+pub const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+/// `RateLimit`: how each of those limits stands (the draft's current field).
+pub const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 /// `RateLimit-Limit`: the quota of the bucket reported.
 pub const RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
 /// `RateLimit-Remaining`: requests left in it now.
@@ -207,12 +215,67 @@ impl Clock for SystemClock {
 /// Where a key's bucket stands after a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Standing {
+    /// Whose bucket it is: the policy's name in `RateLimit-Policy` and `RateLimit`.
+    pub policy: Limited,
     /// The bucket's quota.
     pub limit: u32,
+    /// The time the quota refills over.
+    pub window: Duration,
     /// Requests it may still send at once.
     pub remaining: u64,
     /// How long until its bucket is full again.
     pub reset: Duration,
+    /// How long until it may send one more than `remaining` (zero when it is full).
+    pub next: Duration,
+}
+
+impl Standing {
+    /// How `quota`'s bucket stands when its "full again" time is `used` from now.
+    fn of(policy: Limited, quota: Quota, used: Duration) -> Standing {
+        let interval = quota.interval();
+        let left = quota.per.saturating_sub(used).as_nanos() / interval.as_nanos().max(1);
+        let remaining = u64::try_from(left)
+            .unwrap_or(u64::MAX)
+            .min(u64::from(quota.requests));
+        // One more is there once `used` has fallen to what `remaining + 1` requests leave.
+        let next = if remaining >= u64::from(quota.requests) {
+            Duration::ZERO
+        } else {
+            let room = interval.saturating_mul(u32::try_from(remaining + 1).unwrap_or(u32::MAX));
+            used.saturating_sub(quota.per.saturating_sub(room))
+        };
+        Standing {
+            policy,
+            limit: quota.requests,
+            window: quota.per,
+            remaining,
+            reset: used,
+            next,
+        }
+    }
+}
+
+/// How every bucket a request was charged to stands after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Standings {
+    /// The token's bucket, if a token was sent and tokens are limited.
+    pub token: Option<Standing>,
+    /// The client address's bucket, if addresses are limited.
+    pub client: Option<Standing>,
+}
+
+impl Standings {
+    /// The one with fewer requests left (on a tie, the smaller quota).
+    pub fn tightest(&self) -> Option<Standing> {
+        match (self.client, self.token) {
+            (Some(client), Some(token)) => Some(tighter(Some(client), token)),
+            (one, other) => one.or(other),
+        }
+    }
+
+    fn each(&self) -> impl Iterator<Item = Standing> {
+        self.token.into_iter().chain(self.client)
+    }
 }
 
 /// Which limit refused a request.
@@ -224,13 +287,23 @@ pub enum Limited {
     Client,
 }
 
+impl Limited {
+    /// The policy's name in the `RateLimit-Policy` and `RateLimit` fields.
+    pub fn policy(self) -> &'static str {
+        match self {
+            Limited::Token => "token",
+            Limited::Client => "client",
+        }
+    }
+}
+
 /// What the limiter says about one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     /// No limit applies to it.
     Unlimited,
-    /// It may go ahead; the tighter of its buckets stands so.
-    Allowed(Standing),
+    /// It may go ahead; its buckets stand so.
+    Allowed(Standings),
     /// It is refused until `retry_after` has passed.
     Refused {
         /// The bucket that refused it.
@@ -245,6 +318,8 @@ pub enum Verdict {
 /// The keys of one kind, in two generations (see the module's comment).
 #[derive(Debug)]
 struct Buckets<K> {
+    /// Whose buckets these are.
+    policy: Limited,
     quota: Quota,
     max_keys: usize,
     /// Each key's "full again" time, for keys used in this generation.
@@ -256,8 +331,9 @@ struct Buckets<K> {
 }
 
 impl<K: Hash + Eq> Buckets<K> {
-    fn new(quota: Quota, max_keys: usize, now: Duration) -> Self {
+    fn new(policy: Limited, quota: Quota, max_keys: usize, now: Duration) -> Self {
         Buckets {
+            policy,
             quota,
             max_keys: max_keys.max(2),
             current: HashMap::new(),
@@ -284,20 +360,11 @@ impl<K: Hash + Eq> Buckets<K> {
         if used > self.quota.per {
             // Refused requests cost nothing, so a client that waits `retry_after` gets in.
             self.current.insert(key, full_at);
-            let standing = Standing {
-                limit: self.quota.requests,
-                remaining: 0,
-                reset: start - now,
-            };
+            let standing = Standing::of(self.policy, self.quota, start - now);
             return Err((standing, used - self.quota.per));
         }
         self.current.insert(key, start + interval);
-        let left = (self.quota.per - used).as_nanos() / interval.as_nanos();
-        Ok(Standing {
-            limit: self.quota.requests,
-            remaining: u64::try_from(left).unwrap_or(u64::MAX),
-            reset: used,
-        })
+        Ok(Standing::of(self.policy, self.quota, used))
     }
 
     /// Gives back the request last charged to `key` (its answer was a 304), and how its
@@ -308,25 +375,11 @@ impl<K: Hash + Eq> Buckets<K> {
             Some(at) => at,
             None => match self.previous.get_mut(key) {
                 Some(at) => at,
-                None => {
-                    return Standing {
-                        limit: self.quota.requests,
-                        remaining: u64::from(self.quota.requests),
-                        reset: Duration::ZERO,
-                    }
-                }
+                None => return Standing::of(self.policy, self.quota, Duration::ZERO),
             },
         };
         *full_at = full_at.saturating_sub(interval);
-        let used = full_at.saturating_sub(now);
-        let left = self.quota.per.saturating_sub(used).as_nanos() / interval.as_nanos().max(1);
-        Standing {
-            limit: self.quota.requests,
-            remaining: u64::try_from(left)
-                .unwrap_or(u64::MAX)
-                .min(u64::from(self.quota.requests)),
-            reset: used,
-        }
+        Standing::of(self.policy, self.quota, full_at.saturating_sub(now))
     }
 
     fn len(&self) -> usize {
@@ -379,8 +432,8 @@ impl RateLimiter {
         let now = clock.now();
         RateLimiter {
             trusted_proxies: settings.trusted_proxies.clone(),
-            tokens: table(settings.per_token, settings.max_keys, now),
-            clients: table(settings.per_client, settings.max_keys, now),
+            tokens: table(Limited::Token, settings.per_token, settings.max_keys, now),
+            clients: table(Limited::Client, settings.per_client, settings.max_keys, now),
             clock,
             hasher: RandomState::new(),
             refused_by_token: AtomicU64::new(0),
@@ -397,11 +450,11 @@ impl RateLimiter {
     /// client refused there never makes a token bucket.
     pub fn check(&self, token: Option<&str>, client: IpAddr) -> Verdict {
         let now = self.clock.now();
-        let mut tightest: Option<Standing> = None;
+        let mut standings = Standings::default();
         if let Some(clients) = &self.clients {
             let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
             match clients.take(client_key(client), now) {
-                Ok(standing) => tightest = Some(standing),
+                Ok(standing) => standings.client = Some(standing),
                 Err((standing, retry_after)) => {
                     self.refused_by_client.fetch_add(1, Ordering::Relaxed);
                     return Verdict::Refused {
@@ -416,7 +469,7 @@ impl RateLimiter {
             let key = self.hasher.hash_one(token);
             let mut tokens = tokens.lock().unwrap_or_else(|e| e.into_inner());
             match tokens.take(key, now) {
-                Ok(standing) => tightest = Some(tighter(tightest, standing)),
+                Ok(standing) => standings.token = Some(standing),
                 Err((standing, retry_after)) => {
                     self.refused_by_token.fetch_add(1, Ordering::Relaxed);
                     return Verdict::Refused {
@@ -427,24 +480,28 @@ impl RateLimiter {
                 }
             }
         }
-        tightest.map_or(Verdict::Unlimited, Verdict::Allowed)
+        if standings.tightest().is_some() {
+            Verdict::Allowed(standings)
+        } else {
+            Verdict::Unlimited
+        }
     }
 
     /// Gives back a request [`RateLimiter::check`] allowed, whose answer was a 304, to the
     /// buckets it was charged to: how the tighter of them stands then.
-    pub fn give_back(&self, token: Option<&str>, client: IpAddr) -> Option<Standing> {
+    pub fn give_back(&self, token: Option<&str>, client: IpAddr) -> Standings {
         let now = self.clock.now();
-        let mut tightest: Option<Standing> = None;
+        let mut standings = Standings::default();
         if let Some(clients) = &self.clients {
             let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
-            tightest = Some(clients.give_back(&client_key(client), now));
+            standings.client = Some(clients.give_back(&client_key(client), now));
         }
         if let (Some(tokens), Some(token)) = (&self.tokens, token) {
             let key = self.hasher.hash_one(token);
             let mut tokens = tokens.lock().unwrap_or_else(|e| e.into_inner());
-            tightest = Some(tighter(tightest, tokens.give_back(&key, now)));
+            standings.token = Some(tokens.give_back(&key, now));
         }
-        tightest
+        standings
     }
 
     /// The client a request comes from: the connection's peer, or, when the peer is a trusted
@@ -491,13 +548,14 @@ impl RateLimiter {
     }
 }
 
-/// A table of buckets for `quota`, if there is one.
+/// A table of `policy`'s buckets for `quota`, if there is one.
 fn table<K: Hash + Eq>(
+    policy: Limited,
     quota: Option<Quota>,
     max_keys: usize,
     now: Duration,
 ) -> Option<Mutex<Buckets<K>>> {
-    quota.map(|q| Mutex::new(Buckets::new(q, max_keys, now)))
+    quota.map(|q| Mutex::new(Buckets::new(policy, q, max_keys, now)))
 }
 
 /// How many keys a table holds.
@@ -528,13 +586,46 @@ fn seconds_up(duration: Duration) -> u64 {
     duration.as_secs() + u64::from(duration.subsec_nanos() > 0)
 }
 
-/// Writes `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` for `standing`.
-fn write_standing(standing: &Standing, headers: &mut HeaderMap) {
-    headers.insert(RATELIMIT_LIMIT, HeaderValue::from(standing.limit));
-    headers.insert(RATELIMIT_REMAINING, HeaderValue::from(standing.remaining));
+/// Writes `RateLimit-Policy` and `RateLimit` for every bucket in `standings`, and the earlier
+/// draft's `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` for the tightest.
+fn write_standings(standings: &Standings, headers: &mut HeaderMap) {
+    let Some(tightest) = standings.tightest() else {
+        return;
+    };
+    let policies: Vec<String> = standings
+        .each()
+        .map(|s| {
+            format!(
+                "\"{}\";q={};w={}",
+                s.policy.policy(),
+                s.limit,
+                seconds_up(s.window).max(1)
+            )
+        })
+        .collect();
+    let limits: Vec<String> = standings
+        .each()
+        .map(|s| {
+            format!(
+                "\"{}\";r={};t={}",
+                s.policy.policy(),
+                s.remaining,
+                seconds_up(s.next)
+            )
+        })
+        .collect();
+    // Made only of names, digits and punctuation, so always a valid field value.
+    if let Ok(value) = HeaderValue::from_str(&policies.join(", ")) {
+        headers.insert(RATELIMIT_POLICY, value);
+    }
+    if let Ok(value) = HeaderValue::from_str(&limits.join(", ")) {
+        headers.insert(RATELIMIT, value);
+    }
+    headers.insert(RATELIMIT_LIMIT, HeaderValue::from(tightest.limit));
+    headers.insert(RATELIMIT_REMAINING, HeaderValue::from(tightest.remaining));
     headers.insert(
         RATELIMIT_RESET,
-        HeaderValue::from(seconds_up(standing.reset)),
+        HeaderValue::from(seconds_up(tightest.reset)),
     );
 }
 
@@ -559,7 +650,17 @@ fn refusal(by: Limited, standing: &Standing, retry_after: Duration) -> HttpRespo
     );
     let mut response = HttpResponse::from_error(ApiError::new(Problem::RateLimited, detail));
     let headers = response.headers_mut();
-    write_standing(standing, headers);
+    let standings = match by {
+        Limited::Token => Standings {
+            token: Some(*standing),
+            client: None,
+        },
+        Limited::Client => Standings {
+            token: None,
+            client: Some(*standing),
+        },
+    };
+    write_standings(&standings, headers);
     headers.insert(header::RETRY_AFTER, HeaderValue::from(wait));
     response
 }
@@ -580,16 +681,14 @@ pub async fn limit(
     let verdict = limiter.check(token.as_deref(), client);
     match verdict {
         Verdict::Unlimited => Ok(next.call(req).await?.map_into_left_body()),
-        Verdict::Allowed(standing) => {
+        Verdict::Allowed(standings) => {
             let mut res = next.call(req).await?;
-            let standing = if res.status() == actix_web::http::StatusCode::NOT_MODIFIED {
-                limiter
-                    .give_back(token.as_deref(), client)
-                    .unwrap_or(standing)
+            let standings = if res.status() == actix_web::http::StatusCode::NOT_MODIFIED {
+                limiter.give_back(token.as_deref(), client)
             } else {
-                standing
+                standings
             };
-            write_standing(&standing, res.headers_mut());
+            write_standings(&standings, res.headers_mut());
             Ok(res.map_into_left_body())
         }
         Verdict::Refused {
@@ -639,7 +738,7 @@ mod tests {
 
     fn allowed(verdict: Verdict) -> Standing {
         match verdict {
-            Verdict::Allowed(standing) => standing,
+            Verdict::Allowed(standings) => standings.tightest().unwrap(),
             other => panic!("expected allowed, got {other:?}"),
         }
     }
@@ -675,15 +774,41 @@ mod tests {
         clock.advance(Duration::from_secs(5));
         let charged = allowed(limiter.check(Some("t"), ip(1)));
         assert_eq!(charged.remaining, 0);
-        let given_back = limiter.give_back(Some("t"), ip(1)).unwrap();
+        let given_back = limiter.give_back(Some("t"), ip(1)).tightest().unwrap();
         assert_eq!((given_back.limit, given_back.remaining), (2, 1));
         // As if the second request had never come: the token's next request is allowed (its
         // last), and so is one more from the client (the last of its three).
         assert_eq!(allowed(limiter.check(Some("t"), ip(1))).remaining, 0);
         assert_eq!(allowed(limiter.check(None, ip(1))).remaining, 0);
         // A bucket nobody charged is full.
-        let fresh = limiter.give_back(None, ip(9)).unwrap();
+        let fresh = limiter.give_back(None, ip(9)).tightest().unwrap();
         assert_eq!(fresh.remaining, 3);
+    }
+
+    #[test]
+    fn a_standing_says_when_one_more_request_is_there() {
+        let (limiter, clock) = limiter(0, 3);
+        let first = allowed(limiter.check(None, ip(1)));
+        assert_eq!(first.policy, Limited::Client);
+        assert_eq!(first.window, Duration::from_secs(60));
+        // One request's share (20 s) comes back 20 s after it was taken, filling the bucket.
+        assert_eq!((first.remaining, first.next), (2, Duration::from_secs(20)));
+        clock.advance(Duration::from_secs(5));
+        allowed(limiter.check(None, ip(1)));
+        let third = allowed(limiter.check(None, ip(1)));
+        assert_eq!(third.remaining, 0);
+        assert_eq!(
+            third.next,
+            Duration::from_secs(15),
+            "the first share is back at 20 s"
+        );
+        assert_eq!(
+            third.reset,
+            Duration::from_secs(55),
+            "all three are back at 60 s"
+        );
+        let full = limiter.give_back(None, ip(2)).tightest().unwrap();
+        assert_eq!((full.remaining, full.next), (3, Duration::ZERO));
     }
 
     #[test]
