@@ -162,88 +162,199 @@ impl Problem {
     }
 }
 
-/// What a problem means beyond its title, for those whose handling a client must know: served
-/// at `/problems/<code>`.
-pub fn description(problem: Problem) -> Option<&'static str> {
+/// What a problem means beyond its title, and what a client should do about it: served at
+/// `/problems/<code>`. Every problem has one (the match has no catch-all, so a new problem
+/// without a description does not compile).
+pub fn description(problem: Problem) -> &'static str {
     match problem {
-        Problem::Unavailable => Some(
+        Problem::Unavailable => {
             "The database is not answering (down, refusing connections, or too slow). Nothing \
              was changed unless the problem says `\"outcome\": \"unknown\"`: then the database \
              stopped answering while a move was being recorded and the move may or may not \
              have been recorded. Retry after `Retry-After` seconds; retry a move with the same \
              `Idempotency-Key` and body, which records it at most once and answers as the \
-             first attempt would have.",
-        ),
-        Problem::TooManyStreams => Some(
+             first attempt would have."
+        }
+        Problem::TooManyStreams => {
             "This seat token, or this client address, already has as many event streams open \
-             as it may. Close one (or wait `Retry-After` seconds) and try again.",
-        ),
-        Problem::RateLimited => Some(
+             as it may. Close one (or wait `Retry-After` seconds) and try again."
+        }
+        Problem::RateLimited => {
             "This seat token, or this client address, has sent as many requests as it may for \
              now. Nothing was done. Wait `Retry-After` seconds and try again. Every answer \
              carries `RateLimit-Policy` (each quota and the seconds it refills over) and \
              `RateLimit` (requests left now, and seconds until one more is there), so a client \
-             can slow down before it is refused.",
-        ),
-        Problem::AtCapacity => Some(
+             can slow down before it is refused."
+        }
+        Problem::AtCapacity => {
             "The server holds as many event streams as it can. Try again after `Retry-After` \
-             seconds, or long-poll `GET /v1/games/{id}?wait=60` meanwhile.",
-        ),
-        Problem::LogFull => Some(
+             seconds, or long-poll `GET /v1/games/{id}?wait=60` meanwhile."
+        }
+        Problem::LogFull => {
             "A game's log may hold at most as many events as the server allows (100,000 unless \
              the operator set another limit; the problem's `limit` says which); the move would \
-             pass that, so it was refused and the game can go no further.",
-        ),
-        Problem::InvalidText => Some(
+             pass that, so it was refused and the game can go no further."
+        }
+        Problem::InvalidText => {
             "A text in the request is not allowed: a player's name (and an account's or an \
              account token's) must be 1 to 64 characters once trimmed of surrounding white \
              space, the game id at most 64, and any other string in a body (options, actions) \
              at most 256; none may hold a control character (U+0000 to U+001F, U+007F to \
-             U+009F). The problem's `field` names the text. Nothing was recorded.",
-        ),
-        Problem::PayloadTooLarge => Some(
+             U+009F). The problem's `field` names the text. Nothing was recorded."
+        }
+        Problem::PayloadTooLarge => {
             "The body is larger than the server accepts (64 KiB; the problem's `limit` gives \
-             the number of bytes). Nothing was recorded.",
-        ),
-        Problem::UnsupportedMediaType => Some(
+             the number of bytes). Nothing was recorded."
+        }
+        Problem::UnsupportedMediaType => {
             "Every body this API reads is JSON: send it with `Content-Type: application/json` \
-             (the answer's `Accept-Post` says so too). Nothing was recorded.",
-        ),
-        Problem::MethodNotAllowed => Some(
+             (the answer's `Accept-Post` says so too). Nothing was recorded."
+        }
+        Problem::MethodNotAllowed => {
             "The path exists, but not with this method; the answer's `Allow` header lists the \
-             methods it has.",
-        ),
-        Problem::IdempotencyKeyReused => Some(
+             methods it has."
+        }
+        Problem::IdempotencyKeyReused => {
             "This seat already sent a different move with this `Idempotency-Key`. A key stands \
              for one move: a retry must send the same body. Keys expire (24 hours after the \
              move was recorded, unless the operator set another lifetime); after that the same \
-             key is a new request, judged again by the rules and the game's version.",
-        ),
-        Problem::IdempotencyKeyInFlight => Some(
+             key is a new request, judged again by the rules and the game's version."
+        }
+        Problem::IdempotencyKeyInFlight => {
             "A request from this seat with the same `Idempotency-Key` is still being processed \
              by this server. Wait `Retry-After` seconds and send it again: once the first has \
-             been answered, the retry gets its answer (marked `Idempotent-Replayed: true`).",
-        ),
-        Problem::PreconditionRequired => Some(
+             been answered, the retry gets its answer (marked `Idempotent-Replayed: true`)."
+        }
+        Problem::PreconditionRequired => {
             "This server is run with required preconditions (`--require-preconditions`): every \
              move must carry `If-Match: \"<version>\"` with the version of the game it was \
              decided from (the `ETag` of the view). Fetch the game and send the move again \
-             with it; a version that is no longer current answers 412 `version-mismatch`.",
-        ),
-        Problem::Unauthorized => Some(
+             with it; a version that is no longer current answers 412 `version-mismatch`."
+        }
+        Problem::Unauthorized => {
             "The request needs a token (`Authorization: Bearer <token>`), or the one it carries \
              is not one this route takes: a game's routes take the seat token of one of its \
              seats; `/v1/me` and its tokens take a live account token (one beginning with \
              `acct_`). An unknown token, a revoked account token, or a token of the other kind \
-             is refused alike. The answer carries `WWW-Authenticate: Bearer`.",
-        ),
-        Problem::TokenNotFound => Some(
+             is refused alike. The answer carries `WWW-Authenticate: Bearer`."
+        }
+        Problem::TokenNotFound => {
             "The account whose token the request carries has no live token with this id: it \
              never existed, was already revoked, or belongs to another account (which is not \
              told apart, so nobody learns which ids exist). `GET /v1/me` lists the account's \
-             live tokens. Nothing was changed.",
-        ),
-        _ => None,
+             live tokens. Nothing was changed."
+        }
+        Problem::MalformedRequest => {
+            "The request could not be read: a body that is not JSON or not an object, a field \
+             unknown, missing or of the wrong type, or a header or query parameter out of its \
+             documented form (`detail` says which). Nothing was changed; sent again as it is, \
+             the request gets the same answer."
+        }
+        Problem::InvalidAction => {
+            "The body is JSON but no action of this game: an unknown `type`, or fields the \
+             game's actions do not have. The API document gives each game's actions, and the \
+             seat's view lists what it may send now (`legal_actions`). Nothing was changed."
+        }
+        Problem::UnknownGame => {
+            "The catalogue has no game with this id. `GET /v1/catalog` lists the games \
+             offered. Nothing was created."
+        }
+        Problem::InvalidSetup => {
+            "The game cannot be set up as asked: a number of players it is not played by, or \
+             options it does not have or does not allow together (`detail` says which; \
+             `GET /v1/catalog/{game}` gives its player counts and options). Nothing was \
+             created."
+        }
+        Problem::WrongGame => {
+            "The seat token belongs to another game: a seat token opens only its own game. \
+             Use the token this game gave for the seat, or an account token, which opens \
+             whichever seat the account holds. Nothing was changed."
+        }
+        Problem::GameNotFound => {
+            "No game has this id (the id the create answer and its `Location` give). Nothing \
+             was changed."
+        }
+        Problem::NotFound => {
+            "Nothing is at this path. The API document (`/openapi.json`) lists every path."
+        }
+        Problem::NotYourMove => {
+            "The seat may not move now: it is another seat's turn, or the game is over or \
+             has not begun. The game's view says who is to act (`to_act`) and what the seat \
+             may send (`legal_actions`). Nothing was changed."
+        }
+        Problem::NotInvited => {
+            "The seat is not offered to the calling account: the invitation code is wrong or \
+             was withdrawn, or the seat is held for another account. Nothing was changed."
+        }
+        Problem::NotHost => {
+            "Only the account that hosts the game may do this. Nothing was changed."
+        }
+        Problem::NotYourSeat => {
+            "Only the seat's own player may do this to it (hand it to a bot, or take it back \
+             from one). Nothing was changed."
+        }
+        Problem::SeatTaken => {
+            "The seat already has a player, or the calling account already plays another seat \
+             of this game (an account plays one seat a game). Nothing was changed."
+        }
+        Problem::SeatingClosed => {
+            "The game's seats cannot change now: the game has begun or ended, is still \
+             waiting for players where the request needs it begun, or was not hosted by an \
+             account (a game made with seat tokens alone has no seating to change). Nothing \
+             was changed."
+        }
+        Problem::RuleViolation => {
+            "The rules of the game forbid this move now (`detail` says why). The seat's view \
+             lists the moves it may make (`legal_actions`). Nothing was changed."
+        }
+        Problem::VersionMismatch => {
+            "`If-Match` names a version the game is no longer at: something was recorded since \
+             the view the move was decided from (another seat's move, a clock, the caller's \
+             other device). `current_version` says where the game is. Nothing was changed: \
+             look at the game again and decide again."
+        }
+        Problem::Conflict => {
+            "Another write to the game was recorded at the same moment, and this one could not \
+             be decided again after it in time. Nothing was changed. Sending the request \
+             again is safe; a move sent with an `Idempotency-Key` is recorded at most once."
+        }
+        Problem::NoSuchDocument => {
+            "The game keeps no document of this kind: score-sheets, exports and statistics \
+             exist only for the games that keep them. Nothing was changed."
+        }
+        Problem::GameInProgress => {
+            "This is published only once the game is over, since until then it could tell \
+             what is hidden. Ask again when the game has finished."
+        }
+        Problem::InvalidSelection => {
+            "The games chosen cannot be counted together: one is unfinished, of another kind \
+             than the rest, or listed twice (`detail` says which). Nothing was counted."
+        }
+        Problem::InvalidClock => {
+            "The move clock cannot be set as asked: a time outside what the clock allows, or \
+             a rule it does not have (`detail` says which). Nothing was created."
+        }
+        Problem::BotSeat => {
+            "A bot stands in the way: one plays the seat, so its player cannot move in it \
+             until taking it back; or none does, so there is none to take back; or one \
+             already does. Nothing was changed."
+        }
+        Problem::VacationRefused => {
+            "The vacation cannot begin or end now: one is under way already or none is, or \
+             the account has no days left this year (`detail` says which). Nothing was \
+             changed."
+        }
+        Problem::InvalidWebhook => {
+            "The endpoint cannot be registered or changed as asked: its URL is not https or \
+             resolves to an address the server may not send to, its event types or \
+             description are out of bounds, or the account has as many endpoints as it may \
+             (`detail` says which). Nothing was changed."
+        }
+        Problem::Internal => {
+            "Something went wrong on the server's side, not in the request. The server's log \
+             names the cause under the answer's `x-request-id`: quote it when reporting. A \
+             move may be sent again safely with the same `Idempotency-Key`."
+        }
     }
 }
 

@@ -554,6 +554,18 @@ async fn the_problems_a_client_must_handle_are_described(app: TestApp) {
     let (_, page) = app.get("/problems/unavailable", None).await;
     let description = page["description"].as_str().unwrap_or_default();
     assert!(description.contains("Idempotency-Key"), "{description}");
+
+    // Every problem's page says what it means and what to do, each in its own words.
+    let mut seen = std::collections::HashSet::new();
+    for &problem in parlour::error::Problem::ALL {
+        let (got, page) = app
+            .get(&format!("/problems/{}", problem.code()), None)
+            .await;
+        assert_eq!(got, StatusCode::OK);
+        let description = page["description"].as_str().unwrap_or_default();
+        assert!(description.len() > 40, "{page}");
+        assert!(seen.insert(description.to_string()), "said twice: {page}");
+    }
 }
 
 on_both_backends!(

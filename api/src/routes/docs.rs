@@ -70,14 +70,12 @@ pub async fn docs_page(req: HttpRequest, tail: web::Path<String>) -> HttpRespons
 pub async fn problem(code: web::Path<String>) -> Result<HttpResponse, ApiError> {
     match Problem::from_code(code.as_str()) {
         Some(problem) => {
-            let mut body = json!({
+            let body = json!({
                 "type": format!("/problems/{}", problem.code()),
                 "title": problem.title(),
                 "status": problem.status().as_u16(),
+                "description": crate::error::description(problem),
             });
-            if let Some(text) = crate::error::description(problem) {
-                body["description"] = json!(text);
-            }
             Ok(HttpResponse::Ok()
                 .insert_header((header::CACHE_CONTROL, "no-cache"))
                 .json(body))
