@@ -11,10 +11,10 @@
 //! how each stands (`"token";r=1199;t=0, …`: requests left, and seconds until one more is). The
 //! earlier draft's `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until
 //! the bucket is full) are sent beside them for whichever bucket has fewer requests left, for
-//! the clients written against it. A request
-//! answered `304 Not Modified` is given back to both buckets (as GitHub does not count them):
-//! a client revalidating what it holds costs the server one lookup, and should not be pushed
-//! towards fetching whole answers instead.
+//! the clients written against it. A request answered `304 Not Modified` is given back to its
+//! token's bucket (GitHub does not count them either): a client revalidating what it holds
+//! should not be pushed towards fetching whole answers instead. Its address's bucket keeps it,
+//! so a loop of revalidations from one address is still stopped.
 //!
 //! The buckets live in this instance's memory: with N instances behind a balancer a client
 //! may send N times the quota. Memory is bounded: the keys are kept in two generations, the
@@ -487,21 +487,17 @@ impl RateLimiter {
         }
     }
 
-    /// Gives back a request [`RateLimiter::check`] allowed, whose answer was a 304, to the
-    /// buckets it was charged to: how the tighter of them stands then.
-    pub fn give_back(&self, token: Option<&str>, client: IpAddr) -> Standings {
-        let now = self.clock.now();
-        let mut standings = Standings::default();
-        if let Some(clients) = &self.clients {
-            let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
-            standings.client = Some(clients.give_back(&client_key(client), now));
-        }
-        if let (Some(tokens), Some(token)) = (&self.tokens, token) {
-            let key = self.hasher.hash_one(token);
-            let mut tokens = tokens.lock().unwrap_or_else(|e| e.into_inner());
-            standings.token = Some(tokens.give_back(&key, now));
-        }
-        standings
+    /// Gives back to `token`'s bucket a request [`RateLimiter::check`] allowed, whose answer
+    /// was a 304: how the bucket stands then (`None` with no token, or tokens unlimited). The
+    /// client address's bucket keeps the request: it is what stops a flood, and a flood of
+    /// revalidations costs the server a lookup each.
+    pub fn give_back(&self, token: Option<&str>) -> Option<Standing> {
+        let (Some(tokens), Some(token)) = (&self.tokens, token) else {
+            return None;
+        };
+        let key = self.hasher.hash_one(token);
+        let mut tokens = tokens.lock().unwrap_or_else(|e| e.into_inner());
+        Some(tokens.give_back(&key, self.clock.now()))
     }
 
     /// The client a request comes from: the connection's peer, or, when the peer is a trusted
@@ -684,7 +680,10 @@ pub async fn limit(
         Verdict::Allowed(standings) => {
             let mut res = next.call(req).await?;
             let standings = if res.status() == actix_web::http::StatusCode::NOT_MODIFIED {
-                limiter.give_back(token.as_deref(), client)
+                Standings {
+                    token: limiter.give_back(token.as_deref()).or(standings.token),
+                    client: standings.client,
+                }
             } else {
                 standings
             };
@@ -767,22 +766,28 @@ mod tests {
     }
 
     #[test]
-    fn a_request_given_back_leaves_both_buckets_as_they_were() {
+    fn a_request_given_back_leaves_its_tokens_bucket_as_it_was_and_its_address_charged() {
         let (limiter, clock) = limiter(2, 3);
         let before = allowed(limiter.check(Some("t"), ip(1)));
         assert_eq!((before.limit, before.remaining), (2, 1));
         clock.advance(Duration::from_secs(5));
         let charged = allowed(limiter.check(Some("t"), ip(1)));
         assert_eq!(charged.remaining, 0);
-        let given_back = limiter.give_back(Some("t"), ip(1)).tightest().unwrap();
+        let given_back = limiter.give_back(Some("t")).unwrap();
         assert_eq!((given_back.limit, given_back.remaining), (2, 1));
-        // As if the second request had never come: the token's next request is allowed (its
-        // last), and so is one more from the client (the last of its three).
+        // As if the second request had never come to the token: its next is allowed (its
+        // last). The address kept all three, so a fourth from it is refused.
         assert_eq!(allowed(limiter.check(Some("t"), ip(1))).remaining, 0);
-        assert_eq!(allowed(limiter.check(None, ip(1))).remaining, 0);
-        // A bucket nobody charged is full.
-        let fresh = limiter.give_back(None, ip(9)).tightest().unwrap();
-        assert_eq!(fresh.remaining, 3);
+        assert!(matches!(
+            limiter.check(None, ip(1)),
+            Verdict::Refused {
+                by: Limited::Client,
+                ..
+            }
+        ));
+        // No token, nothing to give back; a token nobody charged has a full bucket.
+        assert_eq!(limiter.give_back(None), None);
+        assert_eq!(limiter.give_back(Some("u")).unwrap().remaining, 2);
     }
 
     #[test]
@@ -807,8 +812,11 @@ mod tests {
             Duration::from_secs(55),
             "all three are back at 60 s"
         );
-        let full = limiter.give_back(None, ip(2)).tightest().unwrap();
-        assert_eq!((full.remaining, full.next), (3, Duration::ZERO));
+        let untouched = allowed(limiter.check(None, ip(2)));
+        assert_eq!(
+            (untouched.remaining, untouched.next),
+            (2, Duration::from_secs(20))
+        );
     }
 
     #[test]
