@@ -40,6 +40,11 @@ struct Cli {
     /// timeout); a store call is abandoned with 503 after this plus the acquire timeout.
     #[arg(long, env = "PARLOUR_DB_TIMEOUT", default_value = "5", value_parser = seconds)]
     db_timeout: Duration,
+    /// Connections this instance may hold to Postgres at once: its share of the server's
+    /// `max_connections`, which every instance (and psql, and backups) draws on.
+    #[arg(long, env = "PARLOUR_DB_CONNECTIONS", default_value_t = DbSettings::DEFAULT_MAX_CONNECTIONS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    db_connections: u32,
     /// Event streams (`/stream`) one seat token may hold open at once.
     #[arg(long, env = "PARLOUR_MAX_STREAMS_PER_TOKEN", default_value_t = StreamLimits::DEFAULT_PER_TOKEN)]
     max_streams_per_token: usize,
@@ -181,6 +186,7 @@ impl Cli {
             db: DbSettings {
                 acquire_timeout: self.db_acquire_timeout,
                 statement_timeout: self.db_timeout,
+                max_connections: self.db_connections,
             },
             streams: StreamLimits {
                 per_token: self.max_streams_per_token,

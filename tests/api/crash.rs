@@ -49,6 +49,10 @@ impl Server {
             .args(["--addr", &address, "--database-url", database_url])
             .env("RUST_LOG", "warn")
             .env(
+                "PARLOUR_DB_CONNECTIONS",
+                crate::helpers::TEST_DB_CONNECTIONS.to_string(),
+            )
+            .env(
                 "PARLOUR_SIGNING_KEY_FILE",
                 key_dir.path().join("signing.key"),
             )

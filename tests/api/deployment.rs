@@ -4,7 +4,7 @@ use std::process::Command;
 
 use parlour::store::{self, DbSettings};
 
-use crate::helpers::{fresh_database, spawn_app, Backend};
+use crate::helpers::{fresh_database, spawn_app, spawn_app_with, Backend};
 
 #[tokio::test]
 async fn the_store_connects_to_a_postgres_that_requires_tls() {
@@ -29,6 +29,60 @@ async fn the_store_connects_to_a_postgres_that_requires_tls() {
     .await
     .unwrap();
     assert!(encrypted >= 1, "no TLS session to {database}");
+}
+
+// Busy, an instance holds its share of connections and no more: many instances share the
+// server's `max_connections`, and one that took more than its share would lock the rest out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_server_holds_no_more_postgres_connections_than_its_share() {
+    const SHARE: u32 = 3;
+    // Beyond the pool: the bus's LISTEN connection and the leader's lease, held apart from it.
+    const APART: i64 = 2;
+    let (url, guard) = fresh_database(Backend::Postgres).await;
+    let settings = parlour::startup::Settings {
+        db: DbSettings {
+            max_connections: SHARE,
+            ..DbSettings::default()
+        },
+        rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
+        ..parlour::startup::Settings::default()
+    };
+    let app = spawn_app_with(&url, guard, settings).await;
+    let database = crate::pg_server::database_name(&url);
+    let mut watcher = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+
+    let game = serde_json::json!({"game": "girl", "players": [{"name": "Ann"}, {"name": "Bea"}]});
+    let creations = (0..40).map(|_| app.post("/v1/games", None, &game));
+    let busy = futures_util::future::join_all(creations);
+    tokio::pin!(busy);
+    let mut most = 0;
+    let answers = loop {
+        tokio::select! {
+            answers = &mut busy => break answers,
+            held = held_connections(&mut watcher, &database) => most = most.max(held),
+        }
+    };
+    most = most.max(held_connections(&mut watcher, &database).await);
+
+    assert!(answers.iter().all(|(status, _)| status.is_success()));
+    assert!(
+        most <= i64::from(SHARE) + APART,
+        "{most} connections held with a share of {SHARE}"
+    );
+}
+
+/// Connections to `database` but the watcher's own.
+async fn held_connections(watcher: &mut sqlx::PgConnection, database: &str) -> i64 {
+    let (held,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+    )
+    .bind(database)
+    .fetch_one(watcher)
+    .await
+    .unwrap();
+    held
 }
 
 // Two workers: the check is a blocking child process, and the server must answer meanwhile.
@@ -114,4 +168,35 @@ fn a_server_that_cannot_have_its_address_creates_no_file() {
     );
     assert!(!database.exists(), "a database was created");
     assert!(!key.exists(), "a signing key was created");
+}
+
+// An operator reads the docs, not the source: a setting nobody wrote down is one nobody sets.
+#[test]
+fn every_setting_parlour_takes_is_written_down_in_the_docs() {
+    let mut docs = include_str!("../../README.md").to_string();
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push_str(&std::fs::read_to_string(path).unwrap());
+        }
+    }
+    let mut undocumented = Vec::new();
+    for command in [&["--help"][..], &["abandon-idle", "--help"]] {
+        let help = Command::new(env!("CARGO_BIN_EXE_parlour"))
+            .args(command)
+            .output()
+            .unwrap();
+        let help = String::from_utf8(help.stdout).unwrap();
+        for flag in help
+            .split_whitespace()
+            .filter(|word| word.starts_with("--") && word.len() > 2)
+            .map(|word| word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()))
+            .filter(|flag| !["--help", "--version"].contains(flag))
+        {
+            if !docs.contains(&format!("`{flag}")) && !docs.contains(&format!("{flag} ")) {
+                undocumented.push(flag.to_string());
+            }
+        }
+    }
+    assert!(undocumented.is_empty(), "not in the docs: {undocumented:?}");
 }

@@ -25,6 +25,18 @@ pub struct TestApp {
     pub store: Arc<dyn EventStore>,
     pub client: Client,
     _guard: Guard,
+    /// Stops the server (and its workers, and so its pool) when the `TestApp` goes: a test that
+    /// restarts ten times holds one server at a time, not ten servers' connections.
+    _server: Option<Stopper>,
+}
+
+/// Aborts a spawned server when dropped.
+struct Stopper(tokio::task::AbortHandle);
+
+impl Drop for Stopper {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// A fresh database for one test: a new SQLite file, or a new database on the Postgres server
@@ -95,23 +107,66 @@ pub async fn spawn_app_on(url: &str, guard: Guard) -> TestApp {
     spawn_app_with(url, guard, settings).await
 }
 
+/// The most Postgres connections one test server holds. The tests run side by side, some with
+/// several servers on one database, all on one Postgres whose stock `max_connections` is 100:
+/// the default share of 32 each would let two busy tests lock a third out of the server.
+pub const TEST_DB_CONNECTIONS: u32 = 10;
+
+/// `url` naming the running test as the connections' `application_name` (Postgres), so
+/// `pg_stat_activity` and the server's log say which test holds a connection.
+fn labelled(url: &str) -> String {
+    if !url.starts_with("postgres") {
+        return url.to_string();
+    }
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("parlour-test")
+        .chars()
+        .rev()
+        .take(63)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '.'
+            }
+        })
+        .collect::<String>();
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}application_name={test}")
+}
+
+/// `settings` with the database share cut to a test's (see [`TEST_DB_CONNECTIONS`]).
+fn test_share(settings: Settings) -> Settings {
+    let db = parlour::store::DbSettings {
+        max_connections: settings.db.max_connections.min(TEST_DB_CONNECTIONS),
+        ..settings.db
+    };
+    Settings { db, ..settings }
+}
+
 /// Starts a server on an existing database with these settings.
 pub async fn spawn_app_with(url: &str, guard: Guard, settings: Settings) -> TestApp {
     parlour::telemetry::init_for_tests();
-    let store = store::connect_with(url, &settings.db)
+    let settings = test_share(settings);
+    let store = store::connect_with(&labelled(url), &settings.db)
         .await
         .expect("open the store");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let app =
         Application::serve(listener, store.clone(), signer_for(url), settings).expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
-    tokio::spawn(app.run_until_stopped());
+    let running = tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         database_url: url.to_string(),
         store,
         client: Client::new(),
         _guard: guard,
+        _server: Some(Stopper(running.abort_handle())),
     }
 }
 
@@ -139,6 +194,7 @@ impl TestApp {
             store,
             client: Client::new(),
             _guard: None,
+            _server: None,
         }
     }
 
@@ -357,7 +413,8 @@ pub async fn serve_with_clock(
     tokio::task::JoinHandle<std::io::Result<()>>,
 ) {
     parlour::telemetry::init_for_tests();
-    let store = store::connect_with(url, &settings.db)
+    let settings = test_share(settings);
+    let store = store::connect_with(&labelled(url), &settings.db)
         .await
         .expect("open the store");
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");

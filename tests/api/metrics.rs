@@ -135,6 +135,7 @@ async fn store_errors_are_counted_when_the_database_does_not_answer() {
         db: parlour::store::DbSettings {
             acquire_timeout: Duration::from_secs(1),
             statement_timeout: Duration::from_secs(1),
+            ..parlour::store::DbSettings::default()
         },
         rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
         ..Settings::default()

@@ -610,6 +610,7 @@ async fn with_the_sqlite_file_locked_by_another_writer_a_move_answers_503_and_wr
         db: parlour::store::DbSettings {
             acquire_timeout: Duration::from_secs(1),
             statement_timeout: Duration::from_secs(1),
+            ..parlour::store::DbSettings::default()
         },
         ..Settings::default()
     };

@@ -32,6 +32,10 @@ pub struct DbSettings {
     pub acquire_timeout: Duration,
     /// How long one statement may run: Postgres's `statement_timeout`, SQLite's busy timeout.
     pub statement_timeout: Duration,
+    /// The most connections one instance holds to Postgres (the pool opens them as they are
+    /// needed). Every instance on a database shares the server's `max_connections`, so this is
+    /// each one's share of it. SQLite's pool is fixed at 4: one file has one writer anyway.
+    pub max_connections: u32,
 }
 
 impl DbSettings {
@@ -39,6 +43,8 @@ impl DbSettings {
     pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
     /// The default longest statement: far above any query Parlour makes on a healthy server.
     pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
+    /// The default share of Postgres's connections: three instances fit the stock limit of 100.
+    pub const DEFAULT_MAX_CONNECTIONS: u32 = 32;
 
     /// The longest any one store call may take before it is abandoned as `Unavailable`.
     pub fn call_timeout(&self) -> Duration {
@@ -51,6 +57,7 @@ impl Default for DbSettings {
         DbSettings {
             acquire_timeout: Self::DEFAULT_ACQUIRE_TIMEOUT,
             statement_timeout: Self::DEFAULT_STATEMENT_TIMEOUT,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -378,6 +385,7 @@ mod tests {
         let settings = DbSettings {
             acquire_timeout: Duration::from_secs(2),
             statement_timeout: Duration::from_secs(5),
+            ..DbSettings::default()
         };
         assert_eq!(settings.call_timeout(), Duration::from_secs(7));
     }

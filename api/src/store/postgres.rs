@@ -58,7 +58,7 @@ impl PostgresStore {
         let options = <sqlx::postgres::PgConnectOptions as std::str::FromStr>::from_str(url)?
             .options([("statement_timeout", timeout_ms.as_str())]);
         let pool = PgPoolOptions::new()
-            .max_connections(32)
+            .max_connections(settings.max_connections)
             .acquire_timeout(settings.acquire_timeout)
             .connect_with(options)
             .await?;
