@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod limits;
 pub mod openapi;
 pub mod probe;
+pub mod push;
 pub mod receipts;
 pub mod routes;
 pub mod service;
