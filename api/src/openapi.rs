@@ -218,8 +218,10 @@ Create a game with `POST /v1/games`; each seat gets a secret token. Play with `G
 hash-chained event log; after the game its seed is revealed and `GET /v1/games/{id}/audit` replays it.\n\n\
 Each game's own types (options, views, actions, events, results) are components named after the \
 game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game say which game they \
-are of in `game`, the discriminator.",
-        version = "1.0.0",
+are of in `game`, the discriminator.\n\n\
+What changed in each version, and how a change that could break an app is announced (never \
+within `/v1/`), is in `docs/changelog.md`.",
+        version = "1.1.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(

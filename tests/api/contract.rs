@@ -240,6 +240,57 @@ fn every_operation_has_its_own_id() {
     assert_eq!(ids.len(), 50, "{ids:?}");
 }
 
+// A reader scanning the document (or a generated client's method list) sees a short title;
+// what the call does, and when to use it, is in its description.
+#[test]
+fn every_operation_has_a_short_title_and_a_description() {
+    let doc = document();
+    for (path, method, operation) in operations(&doc) {
+        let summary = operation["summary"].as_str().unwrap_or_default();
+        assert!(
+            !summary.is_empty() && summary.len() <= 40 && !summary.contains('\n'),
+            "{method} {path}: the summary {summary:?} is not a one-line title"
+        );
+        assert!(
+            !summary.ends_with('.'),
+            "{method} {path}: the title {summary:?} is a title, not a sentence"
+        );
+        let description = operation["description"].as_str().unwrap_or_default();
+        assert!(
+            description.len() > summary.len() && description.ends_with('.'),
+            "{method} {path} has no description (or one that stops mid-sentence)"
+        );
+    }
+}
+
+// docs/changelog.md is where an app learns what changed: it is kept with the document.
+#[test]
+fn the_changelog_names_the_documents_version_and_every_operation() {
+    let changelog = include_str!("../../docs/changelog.md");
+    let doc = document();
+    let newest = changelog
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("## ")
+                .filter(|h| h.starts_with(char::is_numeric))
+        })
+        .and_then(|heading| heading.split_whitespace().next())
+        .expect("a version heading");
+    assert_eq!(doc["info"]["version"].as_str(), Some(newest));
+    for (path, method, operation) in operations(&doc) {
+        let id = operation["operationId"].as_str().unwrap_or_default();
+        assert!(
+            changelog.contains(&format!("`{id}`")),
+            "{method} {path} ({id}) is in no entry of docs/changelog.md"
+        );
+        // The changelog says nothing is deprecated; an operation that is must have its entry.
+        assert!(
+            operation.get("deprecated").is_none_or(|d| d == false),
+            "{id} is deprecated: docs/changelog.md must say so, with its sunset"
+        );
+    }
+}
+
 #[test]
 fn an_optional_parameter_is_left_out_never_sent_as_null() {
     let doc = document();

@@ -38,6 +38,8 @@ pub(super) fn object_body<T: DeserializeOwned>(body: Value) -> Result<T, ApiErro
         .map_err(|e| ApiError::new(Problem::MalformedRequest, format!("bad JSON body: {e}")))
 }
 
+/// Create an account
+///
 /// Creates an account and its first token. The token's secret is in this answer only: the
 /// server keeps its hash.
 #[utoipa::path(tag = "accounts", operation_id = "createAccount", request_body = NewAccount,
@@ -60,6 +62,8 @@ pub async fn create(
         .json(created))
 }
 
+/// Get my account
+///
 /// The account the token opens, and its live tokens (never their secrets).
 #[utoipa::path(tag = "accounts", operation_id = "getMe",
     security(("account_token" = [])),
@@ -77,6 +81,8 @@ pub async fn me(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRespo
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(me))
 }
 
+/// Mint a token
+///
 /// Mints another named token for the account (one per device or app). Its secret is in this
 /// answer only.
 #[utoipa::path(tag = "accounts", operation_id = "createAccountToken", request_body = NewAccountToken,
@@ -101,6 +107,8 @@ pub async fn mint(
     Ok(for_the_caller(&mut HttpResponse::Created()).json(issued))
 }
 
+/// Revoke a token
+///
 /// Revokes one of the account's tokens, the one this request carries included: from the
 /// answer on, it is refused everywhere (401), on every instance.
 #[utoipa::path(tag = "accounts", operation_id = "revokeAccountToken",
@@ -125,6 +133,8 @@ pub async fn revoke(
         .finish())
 }
 
+/// Make a sign-in code
+///
 /// A one-time code to sign this account in on another device: show it there (or send its
 /// link), and the new device trades it for a token of its own. It works once, for ten
 /// minutes, and only while the token asking for it is live.
@@ -146,6 +156,8 @@ pub async fn sign_in_code(
     Ok(for_the_caller(&mut HttpResponse::Created()).json(code))
 }
 
+/// Sign in with a one-time code
+///
 /// Signs in on a new device with a one-time code from a signed-in one: a new named token for
 /// the account, shown only here. No bearer token is needed: the code is the credential.
 #[utoipa::path(tag = "accounts", operation_id = "signIn", request_body = SignIn,

@@ -12,6 +12,8 @@ use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
 
+/// Hand a seat to a bot
+///
 /// Hands a seat to a bot, which plays it from the next move on (`docs/bots.md`): the seat's
 /// player may hand over their own seat at any time (its token, or the account that holds it),
 /// and the host of a game still waiting for players may fill an empty seat with one. Every
@@ -44,6 +46,8 @@ pub async fn hand_over(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(view))
 }
 
+/// Take a seat back from its bot
+///
 /// Takes a seat back from its bot: the seat's player moves in it again from now on, with
 /// their clock running (a clock that had run out starts afresh).
 #[utoipa::path(tag = "bots", operation_id = "takeSeatBack",

@@ -9,6 +9,8 @@ use crate::dto::{Catalog, CatalogEntry, CatalogGame, GameSchemas};
 use crate::error::{ApiError, Problem};
 use crate::service::Parlour;
 
+/// List the games
+///
 /// Every game Parlour offers, with player counts and options.
 #[utoipa::path(tag = "catalog", operation_id = "listCatalog",
     responses((status = 200, body = Catalog, description = "The games on offer")))]
@@ -25,6 +27,8 @@ pub async fn list(service: web::Data<Parlour>) -> HttpResponse {
         .json(Catalog { games })
 }
 
+/// Get a game's entry and cards
+///
 /// One game's entry and every card, each with a stable id, so a client can draw them.
 #[utoipa::path(tag = "catalog", operation_id = "getCatalogGame",
     params(("game" = String, Path, example = "girl", description = "A game id, e.g. `girl`")),
@@ -48,6 +52,8 @@ pub async fn show(
         }))
 }
 
+/// Get a game's JSON Schemas
+///
 /// JSON Schemas (draft 2020-12) of one game's options, actions, legal actions, views, result
 /// and events, so a client, a bot or a generated SDK sees the game's real types. Pure facts
 /// about the rules: no game or database is read.

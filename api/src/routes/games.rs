@@ -116,6 +116,8 @@ fn view_response(view: GameView) -> HttpResponse {
         .json(view)
 }
 
+/// Create a game
+///
 /// Creates a game and deals. Each seat's token is in the answer, and only there.
 #[utoipa::path(tag = "games", operation_id = "createGame", request_body = NewGame,
     responses(
@@ -185,6 +187,8 @@ pub(super) fn whole_seconds<'de, D: serde::Deserializer<'de>>(
     Ok(Some(text.parse::<u64>().unwrap_or(u64::MAX)))
 }
 
+/// Get a game
+///
 /// The game as the caller's seat sees it (no token: a spectator's view).
 ///
 /// To be told when it is your turn, long-poll: send `If-None-Match` with the version you have
@@ -257,6 +261,8 @@ pub async fn show(
     }
 }
 
+/// Make a move
+///
 /// Makes a move for the token's seat and answers with the seat's new view.
 #[utoipa::path(tag = "games", operation_id = "postAction",
     params(("id" = String, Path, description = "Game id"),
@@ -340,6 +346,8 @@ pub struct EventsQuery {
     pub limit: Option<u64>,
 }
 
+/// List a game's events
+///
 /// The log, paged. While the game is in progress each viewer sees only what their seat could
 /// see at the table; once it is over the whole log is public, with the action behind each batch.
 #[utoipa::path(tag = "games", operation_id = "listGameEvents",
@@ -399,6 +407,8 @@ pub struct StateQuery {
     pub at: u64,
 }
 
+/// Get the game at an earlier point
+///
 /// The game as the caller would have seen it just after event `at`.
 #[utoipa::path(tag = "games", operation_id = "getGameState",
     params(("id" = String, Path, description = "Game id"), StateQuery),
@@ -426,6 +436,8 @@ pub async fn state_at(
     Ok(view_response(service.state_at(id, caller, query.at).await?))
 }
 
+/// Audit a game
+///
 /// Re-checks the hash chain and replays the log through the engine; once the game is over,
 /// reveals the seed and checks it against the commitment and every shuffle.
 #[utoipa::path(tag = "games", operation_id = "getGameAudit",
@@ -445,6 +457,8 @@ pub async fn audit(
     Ok(public_but_changing(&mut HttpResponse::Ok()).json(report))
 }
 
+/// Download a finished game's file
+///
 /// A finished game as one file (creation record, every event whole, the revealed seed and
 /// salt, the recorded end of the log), for `tools/verify.py FILE` to check with no server.
 #[utoipa::path(tag = "games", operation_id = "getGameFile",
@@ -472,6 +486,8 @@ pub async fn file(
         .json(file))
 }
 
+/// Get the score-sheet
+///
 /// The public score-sheet, live while the game is played: JSON, or plain text when the
 /// request prefers `text/plain`.
 #[utoipa::path(tag = "games", operation_id = "getGameScorecard",
@@ -510,6 +526,8 @@ pub async fn scorecard(
     }))
 }
 
+/// Export a game
+///
 /// A named public export of the game, e.g. `cricsheet` for GOOGLY.
 #[utoipa::path(tag = "games", operation_id = "getGameExport",
     params(("id" = String, Path, description = "Game id"), ("format" = String, Path, example = "cricsheet", description = "Export name, e.g. `cricsheet`")),
@@ -532,6 +550,8 @@ pub async fn export(
 /// How often a quiet stream sends a keep-alive comment.
 pub(super) const HEARTBEAT: Duration = Duration::from_secs(15);
 
+/// Stream a game
+///
 /// The caller's view as a stream of server-sent events: one `view` event now and one each time
 /// the game moves (`id:` is the version), a keep-alive comment every 15 s, and the stream ends
 /// after the final view. Use it to be told at once when it is your turn.

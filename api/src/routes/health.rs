@@ -8,6 +8,8 @@ use crate::error::{ApiError, Problem};
 use crate::service::Parlour;
 use crate::workers::LeaderStatus;
 
+/// Liveness
+///
 /// The process is up.
 #[utoipa::path(tag = "operations", operation_id = "getHealth",
     responses((status = 200, description = "The process is up: `{\"status\": \"ok\"}`", body = Object)))]
@@ -18,6 +20,8 @@ pub async fn healthz() -> HttpResponse {
         .json(json!({"status": "ok"}))
 }
 
+/// Readiness
+///
 /// The database answers. The body also says whether this instance is the one leading the
 /// work done once across instances (`"leader": true`).
 #[utoipa::path(tag = "operations", operation_id = "getReadiness", responses(

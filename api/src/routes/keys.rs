@@ -8,6 +8,8 @@ use crate::receipts::{KeySet, Signer};
 
 const PROBLEM: &str = "application/problem+json";
 
+/// Get the receipt keys
+///
 /// The keys that sign move receipts.
 ///
 /// A receipt's `key_id` names one of these keys; its signature covers the bytes described in
@@ -40,6 +42,8 @@ pub struct CheckpointsQuery {
     pub limit: Option<u32>,
 }
 
+/// List the checkpoints
+///
 /// The append-only public list of finished games' heads, each signed by the receipt key.
 ///
 /// Every game that ends is added once, numbered 1, 2, 3, … with no gap, and never changed or

@@ -19,6 +19,8 @@ fn match_id(raw: &str) -> Result<Uuid, ApiError> {
         .map_err(|_| ApiError::new(Problem::NotFound, format!("there is no match {raw:?}")))
 }
 
+/// Create a match
+///
 /// Creates a match and deals its first game. The next deal starts when one ends, the deal
 /// passing to the left, until the target is reached (`docs/matches.md`). With `players`, each
 /// player's token (in this answer only) opens their seat in every deal; with `seats`, made
@@ -52,6 +54,8 @@ pub async fn create(
         .json(created))
 }
 
+/// Get a match
+///
 /// The match: its competitors and their totals, every deal so far with what each scored, the
 /// deal being played, and once it is over its winners. Public, like its deals.
 #[utoipa::path(tag = "matches", operation_id = "getMatch",
@@ -72,6 +76,8 @@ pub async fn show(
         .json(view))
 }
 
+/// Audit a match
+///
 /// Audits every deal of the match (as `GET /v1/games/{id}/audit`) and checks that each is
 /// the match's: it names the match and its number, and seats the match's players one place
 /// further round than the deal before.

@@ -30,6 +30,8 @@ pub(super) fn seat_number(raw: &str) -> Result<u8, ApiError> {
         .map_err(|_| ApiError::new(Problem::NotFound, format!("there is no seat {raw:?}")))
 }
 
+/// Host a game
+///
 /// Creates a game hosted by the caller's account. Each seat is the host's own, held for a
 /// named account, offered by invitation (its code is in this answer only) or open to anyone.
 /// The game waits for players until every seat is taken, then begins.
@@ -70,6 +72,8 @@ pub struct InboxQuery {
     pub game: Option<String>,
 }
 
+/// List my games (the inbox)
+///
 /// My games: those where I must act first, most urgent deadline first; then those where
 /// others must; then games waiting for players (and seats held for me); then finished ones.
 /// Each row says what is asked of me now and by when.
@@ -111,6 +115,8 @@ pub async fn inbox(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(inbox))
 }
 
+/// Claim a seat
+///
 /// Claims an empty seat for the caller's account: one held for it, one open to anyone, or one
 /// offered by invitation, with the invitation's code. A seat is claimed once: of two claims at
 /// the same time, one sits down and the other is told the seat is taken.
@@ -143,6 +149,8 @@ pub async fn claim(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(view))
 }
 
+/// Offer a seat
+///
 /// Offers an empty seat of a waiting game anew: by a new invitation (the old code stops
 /// working), to a named account, or to anyone. Only the host may.
 #[utoipa::path(tag = "tables", operation_id = "offerSeat", request_body = SeatOffer,
@@ -174,6 +182,8 @@ pub async fn offer(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(hosted))
 }
 
+/// Withdraw a seat's offer
+///
 /// Withdraws an empty seat's offer, revoking its invitation: nobody can claim the seat until
 /// it is offered again. Only the host may.
 #[utoipa::path(tag = "tables", operation_id = "withdrawSeatOffer",
@@ -200,6 +210,8 @@ pub async fn withdraw(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Call off a waiting game
+///
 /// Calls a hosted game off while it waits for players: it ends with no result. Only the host
 /// may; once the last seat is taken the cards are dealt and the game can only be resigned.
 #[utoipa::path(tag = "tables", operation_id = "abortGame",
@@ -225,6 +237,8 @@ pub async fn abort(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Resign
+///
 /// Resigns the caller's seat: the game ends for everyone, with the result the game's rules
 /// document gives a resignation. Any seat may resign at any time while the game is active.
 #[utoipa::path(tag = "tables", operation_id = "resign",
@@ -260,6 +274,8 @@ fn notice_id(text: &str, what: &str) -> Result<FeedCursor, ApiError> {
     })
 }
 
+/// Stream my notices
+///
 /// Every notice of the caller's account as server-sent events: it is your move, a seat is
 /// held for you, a seat was claimed, a game began or ended, each with the game's inbox row.
 /// Each event's `id:` is the commit's place in the feed: reconnect with `Last-Event-ID` to be
@@ -346,6 +362,8 @@ pub struct NoticeQuery {
     pub wait: Option<u64>,
 }
 
+/// Wait for my notices
+///
 /// The long-poll twin of `GET /v1/me/stream`: the notices after `after`, waiting up to `wait`
 /// seconds for the first when there is none yet. Send the page's `next` as `after` next time.
 #[utoipa::path(tag = "tables", operation_id = "getMyNotices",

@@ -20,6 +20,8 @@ pub struct StatisticsQuery {
     pub games: String,
 }
 
+/// Get statistics
+///
 /// Statistics over a series of finished games: for GOOGLY, batting and bowling averages per
 /// named player, centuries, hat-tricks and the County Championship table.
 #[utoipa::path(tag = "games", operation_id = "getStatistics",

@@ -11,6 +11,8 @@ use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
 
+/// Get my vacation
+///
 /// My vacation days this calendar year, and whether I am away now.
 #[utoipa::path(tag = "accounts", operation_id = "getMyVacation",
     security(("account_token" = [])),
@@ -26,6 +28,8 @@ pub async fn show(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(status))
 }
 
+/// Go on vacation
+///
 /// Goes on vacation for some whole days from now: my clocks stop in every game I sit in that
 /// allows it, recorded in each game's log. Asking again while away changes nothing, except
 /// to record the vacation in a game that missed it.
@@ -51,6 +55,8 @@ pub async fn begin(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(status))
 }
 
+/// End my vacation
+///
 /// Comes back from vacation early: my clocks run again from now, and the days not used are
 /// mine again.
 #[utoipa::path(tag = "accounts", operation_id = "endVacation",

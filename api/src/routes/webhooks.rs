@@ -27,6 +27,8 @@ pub struct DeliveriesQuery {
     pub before: Option<String>,
 }
 
+/// Register a webhook
+///
 /// Registers an endpoint to be told of my games by signed messages (Standard Webhooks). The
 /// signing secret is in this answer only.
 #[utoipa::path(tag = "webhooks", operation_id = "createWebhook",
@@ -51,7 +53,10 @@ pub async fn create(
     Ok(for_the_caller(&mut HttpResponse::Created()).json(created))
 }
 
-/// My endpoints.
+/// List my webhooks
+///
+/// My endpoints, oldest first, each with the events it is sent, whether it is sent to now and,
+/// if the server disabled it, why. Never their secrets.
 #[utoipa::path(tag = "webhooks", operation_id = "listWebhooks",
     security(("account_token" = [])),
     responses(
@@ -66,6 +71,8 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(list))
 }
 
+/// Get a webhook
+///
 /// One of my endpoints, with why it was disabled if it was.
 #[utoipa::path(tag = "webhooks", operation_id = "getWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
@@ -87,6 +94,8 @@ pub async fn show(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(webhook))
 }
 
+/// Change a webhook
+///
 /// Changes an endpoint's URL, events, note, or whether it is sent to; enabling a disabled
 /// one clears why it was disabled.
 #[utoipa::path(tag = "webhooks", operation_id = "updateWebhook",
@@ -117,6 +126,8 @@ pub async fn update(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(webhook))
 }
 
+/// Delete a webhook
+///
 /// Deletes an endpoint, with its undelivered messages and its delivery log.
 #[utoipa::path(tag = "webhooks", operation_id = "deleteWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
@@ -138,6 +149,8 @@ pub async fn remove(
     Ok(for_the_caller(&mut HttpResponse::NoContent()).finish())
 }
 
+/// Rotate a webhook's secret
+///
 /// A new signing secret, shown this once. The old one goes on signing beside it for a day
 /// (two signatures in `webhook-signature`), so a receiver can switch without losing a message.
 #[utoipa::path(tag = "webhooks", operation_id = "rotateWebhookSecret",
@@ -163,6 +176,8 @@ pub async fn rotate(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(rotated))
 }
 
+/// Send a test message
+///
 /// Sends the endpoint a `webhook.test` message, delivered and logged like any other.
 #[utoipa::path(tag = "webhooks", operation_id = "testWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
@@ -184,6 +199,8 @@ pub async fn test(
     Ok(for_the_caller(&mut HttpResponse::Accepted()).json(delivery))
 }
 
+/// List a webhook's deliveries
+///
 /// The endpoint's messages, newest first, each with every attempt: when, the status, the
 /// latency and the answer's first bytes.
 #[utoipa::path(tag = "webhooks", operation_id = "listWebhookDeliveries",
@@ -211,6 +228,8 @@ pub async fn deliveries(
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(page))
 }
 
+/// Send a delivery again
+///
 /// Sends a message again now, whatever came of it before.
 #[utoipa::path(tag = "webhooks", operation_id = "retryWebhookDelivery",
     params(
