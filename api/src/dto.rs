@@ -1527,6 +1527,96 @@ pub struct WebhookList {
     pub webhooks: Vec<Webhook>,
 }
 
+// --- Web Push ------------------------------------------------------------------------------
+
+/// The server's Web Push identity: what a browser subscribes with.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PushKey {
+    /// The VAPID public key (RFC 8292): an uncompressed P-256 point, base64url without
+    /// padding. Pass it, decoded, as `applicationServerKey` to `pushManager.subscribe()`.
+    #[schema(
+        example = "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
+    )]
+    pub application_server_key: String,
+}
+
+/// A browser's push subscription, exactly as its `PushSubscription.toJSON()` gives it (hence
+/// the camelCase of `expirationTime`).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NewPushSubscription {
+    /// The push service's URL for this browser.
+    #[schema(example = "https://push.example.net/send/abc123")]
+    pub endpoint: String,
+    /// When the browser will end the subscription (milliseconds since 1970), if it says.
+    #[serde(default)]
+    pub expiration_time: Option<f64>,
+    /// The keys every message is sealed to (RFC 8291).
+    pub keys: PushSubscriptionKeys,
+}
+
+/// A subscription's keys, base64url.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PushSubscriptionKeys {
+    /// The browser's P-256 public key, uncompressed (65 bytes).
+    #[schema(
+        example = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
+    )]
+    pub p256dh: String,
+    /// The browser's authentication secret (16 bytes).
+    #[schema(example = "BTBZMqHH6r4Tts7J_aSIgg")]
+    pub auth: String,
+}
+
+/// A push subscription as its account sees it (never its keys).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PushSubscription {
+    /// Its id.
+    pub id: Uuid,
+    /// The push service's URL it is sent to.
+    pub endpoint: String,
+    /// The device token that made it: revoking that token ends it.
+    pub token_id: Option<Uuid>,
+    /// Whether notices are pushed to it now.
+    pub enabled: bool,
+    /// Why the server stopped pushing to it, when it did.
+    pub disabled_reason: Option<String>,
+    /// Since when every push has failed.
+    pub failing_since: Option<DateTime<Utc>>,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+}
+
+/// `GET /v1/me/push-subscriptions`: the account's subscriptions.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PushSubscriptionList {
+    /// Oldest first.
+    pub subscriptions: Vec<PushSubscription>,
+}
+
+/// What one push says (its payload, sealed to the browser's keys): enough to show a system
+/// notification and open the table, and nothing a player could not see in their inbox
+/// (`docs/playing-across-days.md`; not an HTTP answer, so not in the OpenAPI document).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PushNotice {
+    /// The notice's type, as the webhooks name it (`game.your_turn`, ...).
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// A title to show.
+    pub title: String,
+    /// A line to show under it.
+    pub body: String,
+    /// The game it is about, if any.
+    pub game: Option<Uuid>,
+    /// The page to open: the game's table in `/play`.
+    pub url: String,
+    /// Groups a game's notices, so that a newer one replaces the older on the device.
+    pub tag: String,
+    /// When the server made it.
+    pub timestamp: DateTime<Utc>,
+}
+
 /// Where a delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -123,6 +123,8 @@ problems! {
     VacationRefused => "vacation-refused", CONFLICT, "The vacation cannot begin or end now";
     /// A webhook that cannot be registered or changed like that.
     InvalidWebhook => "invalid-webhook", UNPROCESSABLE_ENTITY, "The webhook cannot be registered like that";
+    /// A push subscription that cannot be kept.
+    InvalidPushSubscription => "invalid-push-subscription", UNPROCESSABLE_ENTITY, "The push subscription cannot be kept";
     /// The database does not answer.
     Unavailable => "unavailable", SERVICE_UNAVAILABLE, "The database is not answering";
     /// A fault on our side.
@@ -349,6 +351,13 @@ pub fn description(problem: Problem) -> &'static str {
              resolves to an address the server may not send to, its event types or \
              description are out of bounds, or the account has as many endpoints as it may \
              (`detail` says which). Nothing was changed."
+        }
+        Problem::InvalidPushSubscription => {
+            "The browser's push subscription cannot be kept: its endpoint is not an https URL \
+             of a push service the server may send to, its keys are not a P-256 public key \
+             and 16 bytes of base64url, or the account has as many subscriptions as it may \
+             (`detail` says which). Nothing was changed: subscribe again in the browser and \
+             send what `PushSubscription.toJSON()` gives."
         }
         Problem::Internal => {
             "Something went wrong on the server's side, not in the request. The server's log \
@@ -628,6 +637,10 @@ impl From<ServiceError> for ApiError {
             | ServiceError::Vacation(_) => ApiError::new(Problem::VacationRefused, detail),
             ServiceError::TableRefused(_) => ApiError::new(Problem::MalformedRequest, detail),
             ServiceError::BadWebhook(_) => ApiError::new(Problem::InvalidWebhook, detail),
+            ServiceError::BadPushSubscription(_) => {
+                ApiError::new(Problem::InvalidPushSubscription, detail)
+            }
+            ServiceError::PushSubscriptionNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::WebhookNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::MatchNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::Seating(SeatingRefusal::NotHost) => {

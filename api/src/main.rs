@@ -107,6 +107,12 @@ struct Cli {
     /// operator's own network, and tests); off, such URLs are refused.
     #[arg(long, env = "PARLOUR_WEBHOOKS_ALLOW_PRIVATE", value_parser = BoolishValueParser::new())]
     webhooks_allow_private: bool,
+    /// The operator's contact, a `mailto:` or `https:` URL, named to browsers' push services
+    /// in every push (RFC 8292 `sub`): they write to it if the server's pushes misbehave, and
+    /// some refuse pushes without a real one.
+    #[arg(long, env = "PARLOUR_PUSH_CONTACT", default_value = parlour::service::DEFAULT_PUSH_CONTACT,
+          value_parser = push_contact)]
+    push_contact: String,
     /// Seconds a webhook receiver has to answer.
     #[arg(long, env = "PARLOUR_WEBHOOK_TIMEOUT", default_value = "15", value_parser = seconds)]
     webhook_timeout: Duration,
@@ -208,6 +214,7 @@ impl Cli {
                     .unwrap_or(usize::MAX),
                 snapshot_every: self.snapshot_every,
             },
+            push_contact: self.push_contact.clone(),
             webhooks: WebhookSettings {
                 allow_private: self.webhooks_allow_private,
                 timeout: self.webhook_timeout,
@@ -215,6 +222,14 @@ impl Cli {
             },
             ..Settings::default()
         })
+    }
+}
+
+/// A push contact: a `mailto:` or `https:` URL (RFC 8292 §2.1).
+fn push_contact(text: &str) -> Result<String, String> {
+    match url::Url::parse(text) {
+        Ok(url) if matches!(url.scheme(), "mailto" | "https") => Ok(text.to_string()),
+        _ => Err("a mailto: or https: URL, such as mailto:ops@example.org".to_string()),
     }
 }
 

@@ -71,6 +71,9 @@ pub struct Settings {
     pub group_commit: crate::service::commit::GroupCommitSettings,
     /// The cache's byte budget and how often long games are snapshotted (`service::cache`).
     pub cache: crate::service::CacheSettings,
+    /// The operator's contact (`mailto:` or `https:`), named to push services in every VAPID
+    /// token (`service::DEFAULT_PUSH_CONTACT` when the operator names none).
+    pub push_contact: String,
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -106,6 +109,7 @@ impl Default for Settings {
             bot_pace: crate::service::bots::DEFAULT_BOT_PACE,
             group_commit: Default::default(),
             cache: Default::default(),
+            push_contact: crate::service::DEFAULT_PUSH_CONTACT.to_string(),
         }
     }
 }
@@ -211,6 +215,7 @@ impl Application {
             .with_required_preconditions(settings.require_preconditions)
             .with_vacation_days(settings.vacation_days_per_year)
             .with_webhook_settings(settings.webhooks)
+            .with_push_contact(settings.push_contact.clone())
             .with_bot_pace(settings.bot_pace)
             .with_cache(settings.cache)
             .with_after_commit(Arc::new(WebhookCommits));

@@ -138,11 +138,25 @@ impl Sealer {
     /// its tag. `webhook` is bound in as associated data, so a sealed secret copied to
     /// another webhook's row does not open there.
     pub fn seal(&self, webhook: &str, secret: &Secret) -> Result<String, SecretError> {
+        self.seal_bytes(webhook, &secret.0)
+    }
+
+    /// Opens what [`Sealer::seal`] made for `webhook`.
+    pub fn open(&self, webhook: &str, sealed: &str) -> Result<Secret, SecretError> {
+        let plain = self.open_bytes(webhook, sealed)?;
+        Ok(Secret(
+            plain.try_into().map_err(|_| SecretError::Unsealable)?,
+        ))
+    }
+
+    /// Any secret bytes sealed for `webhook` as [`Sealer::seal`] seals a secret (a push
+    /// subscription's keys).
+    pub fn seal_bytes(&self, webhook: &str, secret: &[u8]) -> Result<String, SecretError> {
         let mut nonce = [0u8; NONCE_LEN];
         OsRng
             .try_fill_bytes(&mut nonce)
             .map_err(|e| SecretError::Random(e.to_string()))?;
-        let mut sealed = secret.0.to_vec();
+        let mut sealed = secret.to_vec();
         self.key
             .seal_in_place_append_tag(
                 Nonce::assume_unique_for_key(nonce),
@@ -155,8 +169,8 @@ impl Sealer {
         Ok(format!("{SEALED_PREFIX}{}", STANDARD.encode(text)))
     }
 
-    /// Opens what [`Sealer::seal`] made for `webhook`.
-    pub fn open(&self, webhook: &str, sealed: &str) -> Result<Secret, SecretError> {
+    /// Opens what [`Sealer::seal_bytes`] made for `webhook`.
+    pub fn open_bytes(&self, webhook: &str, sealed: &str) -> Result<Vec<u8>, SecretError> {
         let bytes = sealed
             .strip_prefix(SEALED_PREFIX)
             .and_then(|b| STANDARD.decode(b).ok())
@@ -171,9 +185,7 @@ impl Sealer {
             .key
             .open_in_place(nonce, Aad::from(webhook.as_bytes()), &mut rest)
             .map_err(|_| SecretError::Unsealable)?;
-        Ok(Secret(
-            plain.try_into().map_err(|_| SecretError::Unsealable)?,
-        ))
+        Ok(plain.to_vec())
     }
 }
 

@@ -40,6 +40,7 @@ mod metrics;
 mod outage;
 mod pg_server;
 mod play;
+mod push;
 mod rate_limits;
 mod readme;
 mod receipts;

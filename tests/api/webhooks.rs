@@ -175,16 +175,18 @@ async fn instance_allowing(
     )
 }
 
-struct Hooked {
-    app: TestApp,
-    service: Arc<Parlour>,
-    clock: Arc<ManualClock>,
+/// A server whose clock the test moves and whose relay the test drives (the push tests'
+/// too).
+pub(crate) struct Hooked {
+    pub(crate) app: TestApp,
+    pub(crate) service: Arc<Parlour>,
+    pub(crate) clock: Arc<ManualClock>,
     url: String,
     running: tokio::task::JoinHandle<std::io::Result<()>>,
     _guard: Guard,
 }
 
-async fn hooked(backend: Backend) -> Hooked {
+pub(crate) async fn hooked(backend: Backend) -> Hooked {
     let (url, guard) = fresh_database(backend).await;
     let start = chrono::DateTime::parse_from_rfc3339("2027-05-01T09:00:00Z")
         .unwrap()
@@ -228,7 +230,7 @@ async fn register(app: &TestApp, token: &str, url: &str, events: &[&str]) -> (St
 }
 
 /// Ann hosts a clocked two-seat GIRL game and Bea takes the other seat.
-async fn girl(app: &TestApp, ann: &str, bea: &str) -> String {
+pub(crate) async fn girl(app: &TestApp, ann: &str, bea: &str) -> String {
     dealt_girl(app, ann, bea, None).await
 }
 
@@ -280,7 +282,7 @@ fn types(received: &[Received]) -> Vec<String> {
 }
 
 /// Plays the game to its end, each seat by its own token.
-async fn play_to_the_end(app: &TestApp, id: &str, tokens: &[String; 2]) {
+pub(crate) async fn play_to_the_end(app: &TestApp, id: &str, tokens: &[String; 2]) {
     for _ in 0..500 {
         let view = app.view(id, None).await;
         if view["status"] == "finished" {

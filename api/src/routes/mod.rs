@@ -11,6 +11,7 @@ pub mod keys;
 pub mod matches;
 pub mod metrics;
 pub mod play;
+pub mod push;
 pub mod seating;
 pub mod statistics;
 pub mod vacation;
@@ -116,6 +117,10 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(webhooks::test)
         .service(webhooks::deliveries)
         .service(webhooks::retry)
+        .service(push::key)
+        .service(push::subscribe)
+        .service(push::list)
+        .service(push::remove)
         .service(keys::keys)
         .service(keys::checkpoints);
 }

@@ -144,6 +144,12 @@ pub enum ServiceError {
     /// The caller has no such webhook, or the webhook no such delivery.
     #[error("there is no webhook {0}")]
     WebhookNotFound(String),
+    /// A browser's push subscription cannot be kept like that.
+    #[error("{0}")]
+    BadPushSubscription(String),
+    /// The caller has no such push subscription.
+    #[error("there is no push subscription {0}")]
+    PushSubscriptionNotFound(String),
     /// A bot plays the seat: its moves are the bot's until its player takes it back.
     #[error("a bot plays seat {0}: take the seat back from it (DELETE /v1/games/{{id}}/seats/{0}/bot) to move yourself")]
     PlayedByBot(u8),
@@ -221,6 +227,7 @@ mod fan_out;
 pub mod housekeeping;
 mod inbox;
 pub mod matches;
+pub mod push;
 mod read;
 mod revocations;
 mod seating;
@@ -239,6 +246,7 @@ pub use checkpoints::Checkpoints;
 pub use clocks::Sweep;
 pub use housekeeping::Housekeeping;
 pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
+pub use push::PushSubscriptions;
 pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 pub use table::IdleSweep;
@@ -266,6 +274,9 @@ pub use parlour_domain::RULES_VERSION;
 pub const CURRENT_EVENT_VERSION: u16 = 1;
 /// Longest long-poll.
 pub const MAX_WAIT_SECONDS: u64 = 60;
+/// The contact named to push services when the operator names none (`--push-contact`).
+pub const DEFAULT_PUSH_CONTACT: &str = "mailto:postmaster@localhost";
+
 /// How long an `Idempotency-Key` is remembered after its move was recorded, unless the
 /// operator sets another lifetime: long past any client's retries of one move.
 pub const DEFAULT_IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
@@ -309,6 +320,8 @@ pub struct Parlour {
     bot_pace: Duration,
     /// The account tokens this instance's streams and long-polls hold (`revocations`).
     revocations: Arc<Revocations>,
+    /// The operator's contact, named to push services in every VAPID token.
+    push_contact: String,
 }
 
 /// Decides what durable work must follow a batch of entries once it is committed. The
@@ -517,6 +530,18 @@ impl Parlour {
             &*self.clock,
             self.webhook_settings,
             &self.commits,
+            &*self.store,
+            &self.push_contact,
+        )
+    }
+
+    /// Browsers' push subscriptions (their pushes are sent by the webhooks' relay).
+    pub fn push_subscriptions(&self) -> PushSubscriptions<'_> {
+        PushSubscriptions::new(
+            &*self.store,
+            &self.signer,
+            &*self.clock,
+            self.webhook_settings.allow_private,
         )
     }
 
@@ -552,7 +577,14 @@ impl Parlour {
             webhook_settings: webhooks::WebhookSettings::default(),
             bot_pace: bots::DEFAULT_BOT_PACE,
             revocations: Arc::new(Revocations::default()),
+            push_contact: DEFAULT_PUSH_CONTACT.to_string(),
         }
+    }
+
+    /// The same service naming `contact` to push services in its VAPID tokens.
+    pub fn with_push_contact(mut self, contact: String) -> Self {
+        self.push_contact = contact;
+        self
     }
 
     /// The same service writing its appends in groups so (`commit`).

@@ -23,6 +23,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::accounts::AccountCaller;
+use super::push;
 use super::{text, AfterCommit, Clock, Fault, Result, ServiceError};
 use crate::bus::CommitSignal;
 use crate::dto::{
@@ -31,8 +32,8 @@ use crate::dto::{
 };
 use crate::receipts::Signer;
 use crate::store::{
-    AttemptRecord, GameRecord, MessageState, OutboxMessage, StoredEvent, WebhookMessageRecord,
-    WebhookRecord, WebhookStore,
+    AccountStore, AttemptRecord, EndpointKind, GameRecord, MessageState, OutboxMessage,
+    StoredEvent, WebhookMessageRecord, WebhookRecord, WebhookStore,
 };
 use crate::webhooks::{self as scheme, Sealer, Secret};
 
@@ -282,6 +283,10 @@ pub struct Webhooks<'a> {
     settings: WebhookSettings,
     /// Told of a message written outside a commit (a test, a retry), so the relay runs now.
     commits: &'a CommitSignal,
+    /// Whether a push subscription's device token is still live.
+    tokens: &'a dyn AccountStore,
+    /// The operator's contact, named in every VAPID token (RFC 8292 `sub`).
+    push_contact: &'a str,
 }
 
 impl<'a> Webhooks<'a> {
@@ -292,6 +297,8 @@ impl<'a> Webhooks<'a> {
         clock: &'a dyn Clock,
         settings: WebhookSettings,
         commits: &'a CommitSignal,
+        tokens: &'a dyn AccountStore,
+        push_contact: &'a str,
     ) -> Self {
         Webhooks {
             store,
@@ -299,6 +306,8 @@ impl<'a> Webhooks<'a> {
             clock,
             settings,
             commits,
+            tokens,
+            push_contact,
         }
     }
 
@@ -313,9 +322,25 @@ impl<'a> Webhooks<'a> {
     /// The caller's endpoint `id` (another account's is not told apart from none).
     async fn own_webhook(&self, caller: &AccountCaller, id: Uuid) -> Result<WebhookRecord> {
         match self.store.webhook(id).await? {
-            Some(webhook) if webhook.account == caller.account.id => Ok(webhook),
+            Some(webhook)
+                if webhook.account == caller.account.id
+                    && webhook.kind == EndpointKind::Webhook =>
+            {
+                Ok(webhook)
+            }
             _ => Err(ServiceError::WebhookNotFound(id.to_string())),
         }
+    }
+
+    /// The caller's webhooks (not its browsers' push subscriptions), oldest first.
+    async fn own_webhooks(&self, caller: &AccountCaller) -> Result<Vec<WebhookRecord>> {
+        Ok(self
+            .store
+            .webhooks_of(caller.account.id)
+            .await?
+            .into_iter()
+            .filter(|w| w.kind == EndpointKind::Webhook)
+            .collect())
     }
 
     /// Checks a destination now: its form, and that it resolves to addresses it may be sent to.
@@ -337,7 +362,7 @@ impl<'a> Webhooks<'a> {
         let events = event_set(&request.events)?;
         let description = description(request.description)?;
         let url = self.destination(&request.url).await?;
-        if self.store.webhooks_of(caller.account.id).await?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
+        if self.own_webhooks(caller).await?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
             return Err(bad(format!(
                 "an account has at most {MAX_WEBHOOKS_PER_ACCOUNT} webhooks: delete one first"
             )));
@@ -346,6 +371,8 @@ impl<'a> Webhooks<'a> {
         let secret = Secret::generate().map_err(internal)?;
         let record = WebhookRecord {
             id,
+            kind: EndpointKind::Webhook,
+            token: None,
             account: caller.account.id,
             url,
             description,
@@ -369,7 +396,7 @@ impl<'a> Webhooks<'a> {
 
     /// `GET /v1/webhooks`: the caller's endpoints.
     pub async fn list(&self, caller: &AccountCaller) -> Result<WebhookList> {
-        let records = self.store.webhooks_of(caller.account.id).await?;
+        let records = self.own_webhooks(caller).await?;
         Ok(WebhookList {
             webhooks: records.iter().map(webhook_dto).collect(),
         })
@@ -618,30 +645,59 @@ impl<'a> Webhooks<'a> {
             return Ok(0);
         };
         let sealer = self.sealer();
-        let current = sealer
-            .open(&id.to_string(), &hook.secret)
-            .map_err(internal)?;
+        let current = match hook.kind {
+            EndpointKind::Webhook => Some(
+                sealer
+                    .open(&id.to_string(), &hook.secret)
+                    .map_err(internal)?,
+            ),
+            EndpointKind::Push => {
+                // A subscription whose device token was revoked ends here: nothing more is
+                // pushed to a device its owner has signed out.
+                let live = match hook.token {
+                    Some(token) => !self.tokens.live_account_tokens(&[token]).await?.is_empty(),
+                    None => false,
+                };
+                if !live {
+                    self.store.delete_webhook(id).await?;
+                    return Ok(0);
+                }
+                None
+            }
+        };
         let mut made = 0;
         for message in messages {
             if !hook.enabled {
                 break;
             }
             let now = self.now();
-            let previous = match &hook.previous_secret {
-                // One that no longer opens (the operator replaced the key file) is left out:
-                // the current secret still signs.
-                Some((sealed, until)) if *until > now => sealer.open(&id.to_string(), sealed).ok(),
-                _ => None,
-            };
-            let mut secrets = vec![&current];
-            secrets.extend(previous.as_ref());
             let started = Instant::now();
-            let sent = self.send(&hook.url, &secrets, &message, now).await;
+            let sent = match &current {
+                Some(current) => {
+                    let previous = match &hook.previous_secret {
+                        // One that no longer opens (the operator replaced the key file) is
+                        // left out: the current secret still signs.
+                        Some((sealed, until)) if *until > now => {
+                            sealer.open(&id.to_string(), sealed).ok()
+                        }
+                        _ => None,
+                    };
+                    let mut secrets = vec![current];
+                    secrets.extend(previous.as_ref());
+                    self.send(&hook.url, &secrets, &message, now).await
+                }
+                None => self.push(&hook, &message, now).await,
+            };
             let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             made += 1;
             let attempts = message.attempts.saturating_add(1);
             let delivered = sent.status.is_some_and(|s| (200..300).contains(&s));
-            let gone = sent.status == Some(410);
+            // A push service answers 404 or 410 for a subscription that has ended (RFC 8030
+            // §7.3); a webhook receiver says it is gone with 410.
+            let gone = match hook.kind {
+                EndpointKind::Webhook => sent.status == Some(410),
+                EndpointKind::Push => matches!(sent.status, Some(404 | 410)),
+            };
             let (state, next) = if delivered {
                 (MessageState::Delivered, now)
             } else if gone {
@@ -652,6 +708,11 @@ impl<'a> Webhooks<'a> {
                     None => (MessageState::Failed, now),
                 }
             };
+            if gone && hook.kind == EndpointKind::Push {
+                // The browser's subscription is over: it goes, with its queue and its log.
+                self.store.delete_webhook(id).await?;
+                break;
+            }
             let attempt = AttemptRecord {
                 at: now,
                 status: sent.status,
@@ -707,13 +768,65 @@ impl<'a> Webhooks<'a> {
         }
     }
 
-    async fn try_send(
+    /// One attempt at a push: the message's notice sealed to the subscription's keys and
+    /// POSTed to its push service (RFC 8030 §5) with a VAPID token, at `now`.
+    async fn push(
         &self,
-        url: &str,
-        secrets: &[&Secret],
+        subscription: &WebhookRecord,
+        message: &WebhookMessageRecord,
+        now: DateTime<Utc>,
+    ) -> Sent {
+        match self.try_push(subscription, message, now).await {
+            Ok(sent) => sent,
+            Err(reason) => Sent {
+                status: None,
+                response: reason,
+            },
+        }
+    }
+
+    async fn try_push(
+        &self,
+        subscription: &WebhookRecord,
         message: &WebhookMessageRecord,
         now: DateTime<Utc>,
     ) -> std::result::Result<Sent, String> {
+        let sealed = push::sealed_notice(
+            self.signer,
+            self.push_contact,
+            subscription,
+            &message.event_type,
+            &message.payload,
+            now,
+        )?;
+        let (client, parsed) = self.client_for(&subscription.url).await?;
+        // Notices of one game share a topic, so a push service holding them for a device that
+        // is offline keeps only the newest (RFC 8030 §5.4): at most 32 URL-safe characters.
+        let topic = push::topic_of(&message.payload);
+        let mut request = client
+            .post(parsed)
+            .header("content-type", "application/octet-stream")
+            .header("content-encoding", "aes128gcm")
+            .header("ttl", push::PUSH_TTL.as_secs().to_string())
+            .header("urgency", sealed.urgency)
+            .header("authorization", sealed.authorization);
+        if let Some(topic) = topic {
+            request = request.header("topic", topic);
+        }
+        let response = request
+            .body(sealed.body)
+            .send()
+            .await
+            .map_err(|e| describe_error(&e))?;
+        Ok(read_answer(response).await)
+    }
+
+    /// A client that calls only the addresses `url` resolves to now, each checked against
+    /// the destinations the server may send to, and follows no redirect.
+    async fn client_for(
+        &self,
+        url: &str,
+    ) -> std::result::Result<(reqwest::Client, url::Url), String> {
         let parsed = scheme::parse_url(url).map_err(|e| e.to_string())?;
         // Resolved and checked at each attempt, and only those addresses are called: a name
         // that now points inside is refused, and cannot be made to point there mid-request.
@@ -729,6 +842,17 @@ impl<'a> Webhooks<'a> {
             .user_agent(concat!("Parlour-Webhooks/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| e.to_string())?;
+        Ok((client, parsed))
+    }
+
+    async fn try_send(
+        &self,
+        url: &str,
+        secrets: &[&Secret],
+        message: &WebhookMessageRecord,
+        now: DateTime<Utc>,
+    ) -> std::result::Result<Sent, String> {
+        let (client, parsed) = self.client_for(url).await?;
         let timestamp = now.timestamp();
         let body = message.payload.as_bytes();
         let response = client
@@ -744,21 +868,26 @@ impl<'a> Webhooks<'a> {
             .send()
             .await
             .map_err(|e| describe_error(&e))?;
-        let status = response.status().as_u16();
-        // Only the first bytes are read: a receiver cannot make the relay hold a large answer.
-        let mut kept = Vec::new();
-        let mut stream = response.bytes_stream();
-        while kept.len() < RESPONSE_KEPT {
-            match stream.next().await {
-                Some(Ok(chunk)) => kept.extend_from_slice(&chunk),
-                Some(Err(_)) | None => break,
-            }
+        Ok(read_answer(response).await)
+    }
+}
+
+/// The status of an answer and its first bytes: a receiver cannot make the relay hold a large
+/// answer.
+async fn read_answer(response: reqwest::Response) -> Sent {
+    let status = response.status().as_u16();
+    let mut kept = Vec::new();
+    let mut stream = response.bytes_stream();
+    while kept.len() < RESPONSE_KEPT {
+        match stream.next().await {
+            Some(Ok(chunk)) => kept.extend_from_slice(&chunk),
+            Some(Err(_)) | None => break,
         }
-        kept.truncate(RESPONSE_KEPT);
-        Ok(Sent {
-            status: Some(status),
-            response: String::from_utf8_lossy(&kept).into_owned(),
-        })
+    }
+    kept.truncate(RESPONSE_KEPT);
+    Sent {
+        status: Some(status),
+        response: String::from_utf8_lossy(&kept).into_owned(),
     }
 }
 

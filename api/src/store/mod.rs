@@ -38,7 +38,7 @@ pub use postgres::PostgresStore;
 pub use snapshots::{SnapshotRecord, SnapshotStore};
 pub use sqlite::SqliteStore;
 pub use webhooks::{
-    AttemptRecord, MessageState, WebhookMessageRecord, WebhookRecord, WebhookStore,
+    AttemptRecord, EndpointKind, MessageState, WebhookMessageRecord, WebhookRecord, WebhookStore,
 };
 
 /// A seat's credential as stored: the SHA-256 of its bearer token.

@@ -9,11 +9,42 @@ use uuid::Uuid;
 use super::rows::Columns;
 use super::{time_text, Deadline, EventStore, PostgresStore, SqliteStore, StoreError};
 
+/// What an endpoint is: where its messages go and how they are made fit to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndpointKind {
+    /// An app's URL, sent signed JSON (Standard Webhooks).
+    Webhook,
+    /// A browser's push subscription, sent sealed notices through its push service (Web Push).
+    Push,
+}
+
+impl EndpointKind {
+    fn text(self) -> &'static str {
+        match self {
+            EndpointKind::Webhook => "webhook",
+            EndpointKind::Push => "push",
+        }
+    }
+
+    fn parse(text: &str) -> Result<Self, StoreError> {
+        match text {
+            "webhook" => Ok(EndpointKind::Webhook),
+            "push" => Ok(EndpointKind::Push),
+            other => Err(StoreError::Corrupt(format!("endpoint kind {other:?}"))),
+        }
+    }
+}
+
 /// One registered endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookRecord {
     /// Its id.
     pub id: Uuid,
+    /// A webhook or a push subscription.
+    pub kind: EndpointKind,
+    /// For a push subscription, the device token that made it: nothing is pushed once it is
+    /// revoked.
+    pub token: Option<Uuid>,
     /// The account that registered it, whose games it is told of.
     pub account: Uuid,
     /// Where messages are sent.
@@ -26,7 +57,7 @@ pub struct WebhookRecord {
     pub enabled: bool,
     /// Why the server disabled it, when it did.
     pub disabled_reason: Option<String>,
-    /// The signing secret, sealed.
+    /// The signing secret, sealed; for a push subscription, its keys (`p256dh` and `auth`).
     pub secret: String,
     /// The secret before the last rotation, sealed, and until when it still signs.
     pub previous_secret: Option<(String, DateTime<Utc>)>,
@@ -107,7 +138,8 @@ pub struct AttemptRecord {
 /// The endpoints, their messages and their attempts.
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
-    /// Registers an endpoint.
+    /// Registers an endpoint; a push subscription replaces any other of the same URL (the
+    /// same browser subscribing again), with that one's messages and log.
     async fn create_webhook(&self, webhook: &WebhookRecord) -> Result<(), StoreError>;
     /// The account's endpoints, oldest first.
     async fn webhooks_of(&self, account: Uuid) -> Result<Vec<WebhookRecord>, StoreError>;
@@ -156,11 +188,16 @@ pub trait WebhookStore: Send + Sync {
 }
 
 const WEBHOOK_COLUMNS: &str = "id, account_id, url, description, events, enabled, \
-     disabled_reason, secret, previous_secret, previous_until, failing_since, created_at";
+     disabled_reason, secret, previous_secret, previous_until, failing_since, created_at, kind, \
+     CAST(token_id AS TEXT) AS token_id";
 
 const INSERT_WEBHOOK: &str = "INSERT INTO webhooks (id, account_id, url, description, events, \
-     enabled, disabled_reason, secret, previous_secret, previous_until, failing_since, created_at) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+     enabled, disabled_reason, secret, previous_secret, previous_until, failing_since, created_at, \
+     kind, token_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+
+/// A push subscription made again (the same browser, perhaps signed in to another account):
+/// the new one replaces the old, its queue and its log.
+const DELETE_PUSH_ENDPOINT: &str = "DELETE FROM webhooks WHERE kind = 'push' AND url = $1";
 
 const SAVE_WEBHOOK: &str = "UPDATE webhooks SET url = $2, description = $3, events = $4, \
      enabled = $5, disabled_reason = $6, secret = $7, previous_secret = $8, previous_until = $9, \
@@ -213,8 +250,16 @@ fn webhook_from_row(row: &impl Columns, enabled: bool) -> Result<WebhookRecord, 
         _ => None,
     };
     let failing_since = row.maybe_time("failing_since")?;
+    let token = row
+        .text("token_id")?
+        .map(|text| {
+            Uuid::parse_str(&text).map_err(|e| StoreError::Corrupt(format!("webhook token: {e}")))
+        })
+        .transpose()?;
     Ok(WebhookRecord {
         id: row.uuid("id")?,
+        kind: EndpointKind::parse(&text("kind")?)?,
+        token,
         account: row.uuid("account_id")?,
         url: text("url")?,
         description: text("description")?,
@@ -264,6 +309,13 @@ fn limit(limit: u64) -> i64 {
 #[async_trait]
 impl WebhookStore for SqliteStore {
     async fn create_webhook(&self, w: &WebhookRecord) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if w.kind == EndpointKind::Push {
+            sqlx::query(DELETE_PUSH_ENDPOINT)
+                .bind(&w.url)
+                .execute(&mut *tx)
+                .await?;
+        }
         sqlx::query(INSERT_WEBHOOK)
             .bind(w.id.to_string())
             .bind(w.account.to_string())
@@ -281,8 +333,11 @@ impl WebhookStore for SqliteStore {
             )
             .bind(w.failing_since.as_ref().map(time_text))
             .bind(time_text(&w.created_at))
-            .execute(&self.pool)
+            .bind(w.kind.text())
+            .bind(w.token.map(|t| t.to_string()))
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -466,6 +521,13 @@ fn postgres_flag(row: &sqlx::postgres::PgRow) -> Result<bool, StoreError> {
 #[async_trait]
 impl WebhookStore for PostgresStore {
     async fn create_webhook(&self, w: &WebhookRecord) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if w.kind == EndpointKind::Push {
+            sqlx::query(DELETE_PUSH_ENDPOINT)
+                .bind(&w.url)
+                .execute(&mut *tx)
+                .await?;
+        }
         sqlx::query(INSERT_WEBHOOK)
             .bind(w.id)
             .bind(w.account)
@@ -479,8 +541,11 @@ impl WebhookStore for PostgresStore {
             .bind(w.previous_secret.as_ref().map(|(_, until)| *until))
             .bind(w.failing_since)
             .bind(w.created_at)
-            .execute(&self.pool)
+            .bind(w.kind.text())
+            .bind(w.token)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(())
     }
 
