@@ -27,7 +27,7 @@ use sha2::Sha256;
 
 use crate::helpers::new_account as account;
 use crate::helpers::{assert_problem, TestApp};
-use crate::webhooks::{girl, hooked, play_to_the_end, Hooked};
+use crate::webhooks::{dealt_girl, girl, hooked, play_to_the_end, Hooked};
 
 /// One request the push service was sent.
 #[derive(Debug, Clone)]
@@ -567,6 +567,72 @@ async fn the_end_of_a_game_is_pushed_to_both_players(h: Hooked) {
     }
 }
 
+/// What `browser` was pushed about game `id`: each body's length, and the notice with the
+/// game's id and the time it was made taken out (the only parts that may differ).
+fn pushed_about(push: &PushService, browser: &Browser, id: &str) -> Vec<(usize, Value)> {
+    push.received_at(&browser.path)
+        .iter()
+        .map(|p| (p.body.len(), browser.open(&p.body)))
+        .filter(|(_, notice)| notice["game"] == json!(id))
+        .map(|(len, mut notice)| {
+            for field in ["game", "url", "tag", "timestamp"] {
+                notice[field] = Value::Null;
+            }
+            (len, notice)
+        })
+        .collect()
+}
+
+/// Two games that differ only in the cards Ann laid face down push both players the same
+/// notices, and pushes of the same size: nothing pushed depends on a card its player cannot
+/// see (the webhooks' noninterference test, through the push service).
+async fn games_differing_only_in_a_hidden_lay_push_the_same_notices(h: Hooked) {
+    let (push, origin) = push_service();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    let (anns, beas) = (Browser::new("/push/ann", 11), Browser::new("/push/bea", 12));
+    subscribe(&h.app, &ann, &anns.subscription(&origin)).await;
+    subscribe(&h.app, &bea, &beas.subscription(&origin)).await;
+    let tokens = [ann.clone(), bea.clone()];
+    let mut told = Vec::new();
+    for choice in [[0, 1, 2], [3, 4, 5]] {
+        let id = dealt_girl(&h.app, &ann, &bea, Some(&"5a".repeat(32))).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        while h.app.view(&id, None).await["public"]["phase"] != json!("trick") {
+            crate::client::random_move(&h.app, &id, &tokens, &mut rng, |_| true)
+                .await
+                .unwrap();
+        }
+        let hand = crate::helpers::hand(&h.app, &id, &ann).await;
+        let cards: Vec<&String> = choice.iter().map(|i| &hand[*i]).collect();
+        let (status, body) = h
+            .app
+            .act(&id, &ann, &json!({"type": "lay", "cards": cards}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        // A game begun after the lay: once both are told of it, all of the lay's are in.
+        let barrier = girl(&h.app, &ann, &bea).await;
+        for browser in [&anns, &beas] {
+            let mut arrived = false;
+            for _ in 0..400 {
+                h.service.webhooks().relay().await.unwrap();
+                arrived = !pushed_about(&push, browser, &barrier).is_empty();
+                if arrived {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            assert!(arrived, "nothing about {barrier} reached {}", browser.path);
+        }
+        told.push((
+            pushed_about(&push, &anns, &id),
+            pushed_about(&push, &beas, &id),
+        ));
+    }
+    assert!(!told[0].0.is_empty() && !told[0].1.is_empty(), "{told:?}");
+    assert_eq!(told[0], told[1]);
+}
+
 macro_rules! pushed_on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
@@ -595,4 +661,5 @@ pushed_on_both_backends!(
     revoking_a_device_token_ends_its_pushes,
     bad_subscriptions_are_refused_and_a_subscription_is_not_a_webhook,
     the_end_of_a_game_is_pushed_to_both_players,
+    games_differing_only_in_a_hidden_lay_push_the_same_notices,
 );

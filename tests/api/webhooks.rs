@@ -235,7 +235,7 @@ pub(crate) async fn girl(app: &TestApp, ann: &str, bea: &str) -> String {
 }
 
 /// As [`girl`], dealt from `seed` when one is given.
-async fn dealt_girl(app: &TestApp, ann: &str, bea: &str, seed: Option<&str>) -> String {
+pub(crate) async fn dealt_girl(app: &TestApp, ann: &str, bea: &str, seed: Option<&str>) -> String {
     let (status, hosted) = app
         .post(
             "/v1/me/games",

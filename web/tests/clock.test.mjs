@@ -24,10 +24,18 @@ test("a seat's clock counts down from the server's deadline, and is right again 
     await page.getByLabel("Your name").fill("Kit");
     await page.getByRole("button", { name: "Join" }).click();
     await page.getByRole("heading", { name: "Kit’s games" }).waitFor();
+    // The table follows its game's stream; the page sets its clock by that answer's `Date` too.
+    const streamed = page.waitForResponse((response) => /\/v1\/games\/[^/]+\/stream/.test(response.url()));
     await host(page, { game: "british-birds", players: 2, seats: ["me", "bot:steady"], options: { Clock: "correspondence", "Days for each move": "1" } });
     const mine = page.locator(".seat.mine [data-deadline]");
     await mine.waitFor();
-    // From here the page's time moves only when the test moves it.
+    await streamed;
+    // From here the page's time moves only when the test moves it. The server's does not
+    // move with it, and the page sets its clock by the `Date` of every answer it gets: one
+    // answer after a fast-forward (the stream connecting late on a slow machine, a reconnect)
+    // would put the page back on the server's real time and undo what the test moved. So, once
+    // the stream has answered, nothing the page asks is answered, as for a phone asleep.
+    await context.route("**/v1/**", () => {});
     await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
     const before = await mine.textContent();
     // A day's clock, less the moments the test took: not an hour less for the fast device
