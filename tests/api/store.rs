@@ -494,18 +494,19 @@ async fn a_message_for_an_audience_is_written_only_if_one_of_them_has_an_endpoin
 }
 
 async fn an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_done(app: TestApp) {
-    let (id, version) = game_with_log(&app).await;
-    let messages: Vec<OutboxMessage> = (0..12)
-        .map(|n| OutboxMessage {
+    // Twelve games with one message each: claimers may share out different games' messages.
+    for n in 0..12 {
+        let (id, version) = game_with_log(&app).await;
+        let message = OutboxMessage {
             topic: "test.claim".into(),
             payload: n.to_string(),
             only_if_webhooks_of: None,
-        })
-        .collect();
-    app.store
-        .append_with_outbox(id, &[note(version + 1, "a")], None, &messages)
-        .await
-        .unwrap();
+        };
+        app.store
+            .append_with_outbox(id, &[note(version + 1, "a")], None, &[message])
+            .await
+            .unwrap();
+    }
     let lease = Duration::from_secs(2);
     // Four claimers at once, two at a time each, until nothing is due: each message once.
     let claimers = (0..4).map(|_| {
@@ -605,6 +606,134 @@ async fn an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_do
     );
 }
 
+/// One outbox message of `topic` for game `id`, appended after its last event.
+async fn append_message(app: &TestApp, id: Uuid, topic: &str, payload: &str) {
+    let version = app.store.head(id).await.unwrap().unwrap().0;
+    let message = OutboxMessage {
+        topic: topic.into(),
+        payload: payload.into(),
+        only_if_webhooks_of: None,
+    };
+    app.store
+        .append_with_outbox(id, &[note(version + 1, payload)], None, &[message])
+        .await
+        .unwrap();
+}
+
+/// What a claim of `test.` gives, by payload.
+async fn claim_payloads(store: &dyn EventStore, limit: u64) -> Vec<String> {
+    store
+        .claim_outbox(Some("test."), limit, Duration::from_secs(60))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.payload)
+        .collect()
+}
+
+/// A game's messages are claimed in the order of its commits and never two claimers' at once:
+/// a message waits while an earlier one of its game is held by another claimer (another
+/// instance, on its own connections) or waits for its retry; other games' go on meanwhile.
+async fn a_games_messages_are_claimed_in_the_order_of_its_commits(app: TestApp) {
+    let other_instance: Arc<dyn EventStore> = store::connect(&app.database_url).await.unwrap();
+    let (game, _) = game_with_log(&app).await;
+    let (elsewhere, _) = game_with_log(&app).await;
+    append_message(&app, game, "test.order", "first").await;
+    let held = app
+        .store
+        .claim_outbox(Some("test."), 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(held.len(), 1);
+    append_message(&app, game, "test.order", "second").await;
+    append_message(&app, elsewhere, "test.order", "another game's").await;
+    assert_eq!(
+        claim_payloads(other_instance.as_ref(), 10).await,
+        ["another game's"],
+        "the second waits behind the first, held elsewhere"
+    );
+    app.store.complete_outbox(game, held[0].id).await.unwrap();
+    // Two due at once: a claim of one takes the earlier.
+    append_message(&app, game, "test.order", "third").await;
+    let second = other_instance
+        .claim_outbox(Some("test."), 1, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(second[0].payload, "second");
+    assert!(claim_payloads(app.store.as_ref(), 10).await.is_empty());
+    // A message waiting for its retry holds the later ones back too.
+    other_instance
+        .retry_outbox(
+            game,
+            second[0].id,
+            "the fan-out failed",
+            Utc::now() + chrono::Duration::seconds(600),
+        )
+        .await
+        .unwrap();
+    assert!(claim_payloads(app.store.as_ref(), 10).await.is_empty());
+    other_instance
+        .retry_outbox(game, second[0].id, "the fan-out failed", Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(
+        claim_payloads(app.store.as_ref(), 10).await,
+        ["second", "third"]
+    );
+}
+
+/// Claimers racing over one game's messages (on two stores, as two instances) each take a run
+/// only when everything before it is done: the claims come out in commit order, each message
+/// once. Without claims taking turns, two racing claimers split a game's due messages.
+async fn racing_claimers_take_one_games_messages_in_turn(app: TestApp) {
+    let (game, _) = game_with_log(&app).await;
+    for n in 0..24 {
+        append_message(&app, game, "test.race", &format!("{n:02}")).await;
+    }
+    let second: Arc<dyn EventStore> = store::connect(&app.database_url).await.unwrap();
+    let done = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let claimers = (0..4).map(|n| {
+        let store = if n % 2 == 0 {
+            app.store.clone()
+        } else {
+            second.clone()
+        };
+        let done = done.clone();
+        tokio::spawn(async move {
+            let mut quiet = 0;
+            while quiet < 50 {
+                let batch = store
+                    .claim_outbox(Some("test."), 3, Duration::from_secs(60))
+                    .await
+                    .unwrap();
+                if batch.is_empty() {
+                    quiet += 1;
+                    tokio::task::yield_now().await;
+                    continue;
+                }
+                quiet = 0;
+                for message in batch {
+                    {
+                        // Counted as done before it is: a claim of the next can only follow.
+                        let mut done = done.lock().unwrap();
+                        let expected = format!("{:02}", done.len());
+                        assert_eq!(message.payload, expected, "claimed out of turn");
+                        done.push(message.payload.clone());
+                    }
+                    store
+                        .complete_outbox(message.game, message.id)
+                        .await
+                        .unwrap();
+                }
+            }
+        })
+    });
+    for claimer in claimers.collect::<Vec<_>>() {
+        claimer.await.unwrap();
+    }
+    assert_eq!(done.lock().unwrap().len(), 24);
+}
+
 async fn one_store_leads_a_name_and_another_takes_over_when_it_stops(app: TestApp) {
     let other: Arc<dyn EventStore> = store::connect(&app.database_url).await.unwrap();
     let mut first = app
@@ -689,6 +818,8 @@ on_both_backends!(
     a_group_writes_every_append_but_the_one_that_collides,
     concurrent_moves_of_many_games_are_all_recorded_through_the_group_commit,
     an_outbox_message_goes_to_one_claimer_at_a_time_and_comes_back_until_done,
+    a_games_messages_are_claimed_in_the_order_of_its_commits,
+    racing_claimers_take_one_games_messages_in_turn,
     a_message_for_an_audience_is_written_only_if_one_of_them_has_an_endpoint,
     one_store_leads_a_name_and_another_takes_over_when_it_stops,
 );

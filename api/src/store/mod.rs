@@ -383,6 +383,9 @@ pub trait OutboxStore: Send + Sync {
     /// oldest first, by moving each one's `available_at` to `lease` from now and counting an
     /// attempt: nobody else is given them meanwhile, and a worker that dies with them gives
     /// them back when the lease runs out. Finish each with `complete_outbox` or `retry_outbox`.
+    /// A game's messages come in the order of its commits and to one claimer at a time: none is
+    /// given out while an earlier one of its game and topic is held or waiting for its
+    /// retry.
     async fn claim_outbox(
         &self,
         topic_prefix: Option<&str>,

@@ -658,21 +658,30 @@ impl OutboxStore for PostgresStore {
         limit: u64,
         lease: Duration,
     ) -> Result<Vec<OutboxItem>, StoreError> {
-        // The database's clock, so instances whose clocks disagree still agree on leases;
-        // SKIP LOCKED, so concurrent claimers take different messages instead of waiting.
+        // The database's clock, so instances whose clocks disagree still agree on leases.
+        // Claims take turns on an advisory lock held to the end of their transaction: the
+        // UPDATE's snapshot is then taken after the previous claim committed, so it sees which
+        // of a game's messages that claim holds, and takes none behind them (SKIP LOCKED alone
+        // would let two claimers split one game's messages between them, out of order).
         let sql = format!(
             "UPDATE outbox SET available_at = now() + make_interval(secs => $3), attempts = attempts + 1 \
-             WHERE (game_id, id) IN (SELECT game_id, id FROM outbox WHERE {} AND available_at <= now() \
-                          ORDER BY available_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) {}",
-            rows::OUTBOX_DUE_TOPIC,
+             WHERE (game_id, id) IN (SELECT o.game_id, o.id FROM outbox o WHERE {} \
+                          ORDER BY o.id LIMIT $2 FOR UPDATE SKIP LOCKED) {}",
+            rows::outbox_claimable("now()"),
             rows::OUTBOX_RETURNING
         );
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(advisory_key("parlour outbox claim"))
+            .execute(&mut *tx)
+            .await?;
         let rows = sqlx::query(&sql)
             .bind(topic_prefix)
             .bind(rows::limit(Some(limit)))
             .bind(lease.as_secs_f64())
-            .fetch_all(&self.pool)
+            .fetch_all(&mut *tx)
             .await?;
+        tx.commit().await?;
         let mut items = rows
             .iter()
             .map(rows::outbox_from_row)
@@ -878,10 +887,15 @@ impl AccountStore for PostgresStore {
     }
 }
 
-/// The advisory lock key for a leader's name: the first 8 bytes of its SHA-256, so every
-/// instance (and every Postgres version) agrees on it.
+/// The advisory lock key for a leader's name.
 fn lock_key(name: &str) -> i64 {
-    let digest = Sha256::digest(format!("parlour leader {name}").as_bytes());
+    advisory_key(&format!("parlour leader {name}"))
+}
+
+/// An advisory lock key named by `text`: the first 8 bytes of its SHA-256, so every instance
+/// (and every Postgres version) agrees on it.
+fn advisory_key(text: &str) -> i64 {
+    let digest = Sha256::digest(text.as_bytes());
     let mut bytes = [0u8; 8];
     bytes.copy_from_slice(&digest[..8]);
     i64::from_be_bytes(bytes)

@@ -74,9 +74,21 @@ pub const RETRY_OUTBOX: &str = "UPDATE outbox SET available_at = $3, last_error 
 pub const OUTBOX_RETURNING: &str =
     "RETURNING id, game_id, topic, payload, attempts, created_at, last_error";
 
-/// Due, unfinished messages whose topic starts with `$1` (any topic when `$1` is null).
-pub const OUTBOX_DUE_TOPIC: &str =
-    "done_at IS NULL AND ($1 IS NULL OR substr(topic, 1, length($1)) = $1)";
+/// The messages a claim may take, as `o`: unfinished, of a topic starting with `$1` (any topic
+/// when `$1` is null), due by `now`, and not behind an earlier unfinished message of their game
+/// and topic that is not due (held by another claimer, or waiting for its retry). So one game's
+/// work of a topic is done in the order of its commits, by one claimer at a time, however many
+/// instances claim: a webhook fan-out of a later move never writes its messages before an
+/// earlier move's. A claim takes them in `o.id` order, so one that takes only part of a game's
+/// due messages takes the earliest, and the rest wait behind them.
+pub fn outbox_claimable(now: &str) -> String {
+    format!(
+        "o.done_at IS NULL AND ($1 IS NULL OR substr(o.topic, 1, length($1)) = $1) \
+         AND o.available_at <= {now} \
+         AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.game_id = o.game_id AND e.id < o.id \
+             AND e.topic = o.topic AND e.done_at IS NULL AND e.available_at > {now})"
+    )
+}
 
 /// Records an account: `$1` id, `$2` name, `$3` time.
 pub const INSERT_ACCOUNT: &str = "INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)";

@@ -406,12 +406,12 @@ impl OutboxStore for SqliteStore {
         lease: Duration,
     ) -> Result<Vec<OutboxItem>, StoreError> {
         let now = super::now();
-        // One UPDATE: SQLite runs it under the write lock, so two claimers never share a message.
+        // One UPDATE: SQLite runs it under the write lock, so two claimers never share a message
+        // and each sees the other's claims.
         let sql = format!(
             "UPDATE outbox SET available_at = $3, attempts = attempts + 1 \
-             WHERE id IN (SELECT id FROM outbox WHERE {} AND available_at <= $4 \
-                          ORDER BY available_at, id LIMIT $2) {}",
-            rows::OUTBOX_DUE_TOPIC,
+             WHERE id IN (SELECT o.id FROM outbox o WHERE {} ORDER BY o.id LIMIT $2) {}",
+            rows::outbox_claimable("$4"),
             rows::OUTBOX_RETURNING
         );
         let rows = sqlx::query(&sql)

@@ -42,7 +42,8 @@ pub struct OutboxSettings {
     /// How many messages one claim takes.
     pub batch: u64,
     /// How many games' messages are worked at once; one game's go one after another, in the
-    /// order of its commits.
+    /// order of its commits (and a claim never gives out a game's message while an earlier one
+    /// is held elsewhere: `OutboxStore::claim_outbox`).
     pub concurrency: usize,
 }
 
