@@ -3,7 +3,8 @@
 # openapi/openapi.json, `tsc --strict`, esbuild) and fails if it differs from the committed
 # web/dist, which the binary embeds; then drives the real server with Debian's headless
 # Chromium through playwright-core: whole games played by two browsers, asks, the Crown,
-# GOOGLY's scorecard, the replay, and nothing hidden in another seat's page.
+# GOOGLY's scorecard, the replay, nothing hidden in another seat's page, and notices pushed to
+# the service worker by way of a loopback push service (hence PARLOUR_WEBHOOKS_ALLOW_PRIVATE).
 #
 #   bash web/check.sh [path/to/parlour]
 #
@@ -48,7 +49,7 @@ fi
 echo "-- browser tests against a live server"
 # shellcheck source=../tools/live-server.sh
 source "$root/tools/live-server.sh"
-live_server "$binary" PARLOUR_BOT_PACE_MS=50
+live_server "$binary" PARLOUR_BOT_PACE_MS=50 PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1
 if ! PARLOUR_URL="http://127.0.0.1:$port" npm test --silent; then
     echo "the browser tests failed (screenshots in web/test-results/); the server's log:" >&2
     tail -n 50 "$work/server.log" >&2

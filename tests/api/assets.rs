@@ -59,6 +59,8 @@ fn get_routes(game: &str, account: &str) -> Vec<String> {
             "/play/assets/play.js",
             "/play/assets/play.css",
             "/play/assets/icon.svg",
+            "/play/sw.js",
+            "/play/manifest.webmanifest",
             "/favicon.ico",
             "/docs",
             "/docs/swagger-ui.css",
@@ -246,6 +248,7 @@ async fn the_first_load_of_play_is_under_150_kb_compressed() {
         "/play/assets/play.js",
         "/play/assets/play.css",
         "/play/assets/icon.svg",
+        "/play/manifest.webmanifest",
     ] {
         let res = send(&app, Method::GET, path, "x", "br, gzip").await;
         assert_eq!(res.status(), StatusCode::OK, "{path}");

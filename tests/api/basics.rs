@@ -38,6 +38,8 @@ async fn the_web_client_is_served_from_the_binary_at_every_address_under_play() 
         ),
         ("/play/assets/play.js", "text/javascript"),
         ("/play/assets/play.css", "text/css"),
+        ("/play/sw.js", "text/javascript"),
+        ("/play/manifest.webmanifest", "application/manifest+json"),
     ] {
         let res = app.request(reqwest::Method::GET, path, None, None).await;
         assert_eq!(res.status(), StatusCode::OK, "{path}");
@@ -49,6 +51,8 @@ async fn the_web_client_is_served_from_the_binary_at_every_address_under_play() 
         assert_eq!(headers["referrer-policy"], "no-referrer", "{path}");
         let policy = headers["content-security-policy"].to_str().unwrap();
         assert!(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"));
+        // The page registers its service worker and links its manifest: both from here only.
+        assert!(policy.contains("worker-src 'self'") && policy.contains("manifest-src 'self'"));
         assert!(!res.bytes().await.expect("body").is_empty());
     }
 }

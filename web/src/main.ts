@@ -1,7 +1,7 @@
 /** Parlour's web client: accounts, the lobby and inbox, a table for each game, replay and
  * audit, all through the public API (src/api.ts). */
 
-import { route, start } from "./router";
+import { navigate, route, start } from "./router";
 import { welcome, signInPage } from "./pages/welcome";
 import { home } from "./pages/home";
 import { newGame } from "./pages/new-game";
@@ -11,6 +11,7 @@ import { replayPage } from "./pages/replay";
 import { seriesPage } from "./pages/series";
 import { matchPage } from "./pages/match";
 import { keepCountdownsRunning } from "./ui";
+import { followPushClicks } from "./push";
 
 route("/play", home);
 route("/play/welcome", welcome);
@@ -23,6 +24,7 @@ route("/play/googly/series", seriesPage);
 route("/play/matches/:id", matchPage);
 
 keepCountdownsRunning();
+followPushClicks((url) => navigate(url));
 
 const root = document.getElementById("app");
 if (root) start(root);

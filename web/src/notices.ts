@@ -4,6 +4,7 @@
  * a notification names the game, the other players and what happened. */
 
 import { api, follow, ok, type InboxGame } from "./api";
+import { pushedHere } from "./push";
 import { session } from "./session";
 import { gameName } from "./ui";
 
@@ -61,8 +62,11 @@ async function told(notice: Notice): Promise<void> {
   if (notice.game === openTable() && !document.hidden) return;
   const body = `${gameName(notice.row.game)}${await others(notice.game)}`;
   document.body.dataset.lastNotice = `${what}: ${body}`;
-  if ("Notification" in window && Notification.permission === "granted") {
-    new Notification(`Parlour: ${what}`, { body, tag: `${notice.game}:${what}` });
+  // A device told by push is shown the notice by its service worker, tab open or not.
+  if ("Notification" in window && Notification.permission === "granted" && !(await pushedHere())) {
+    // Tagged by the game, as the service worker tags a pushed notice of it: the two are one
+    // notification, the newer replacing the older, never both.
+    new Notification(`Parlour: ${what}`, { body, tag: notice.game });
   }
 }
 

@@ -1,6 +1,6 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, asPlayer, claim, host, join, launch, openTable, playToTheEnd, shot } from "./helpers.mjs";
+import { BASE, asPlayer, claim, concrete, host, join, launch, openTable, playToTheEnd, shot } from "./helpers.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
@@ -209,11 +209,6 @@ test("a move in another game reaches a player sitting at a table: the title coun
   // The table Ann sits at is still hers: it did not move on to the other game.
   assert.equal(new URL(ann.url()).pathname, `/play/games/${first}`);
 });
-
-/** A legal action made concrete: the first cards of any choice. */
-function concrete(legal) {
-  return Object.fromEntries(Object.entries(legal).map(([key, value]) => [key, value && typeof value === "object" && "choose" in value ? value.from.slice(0, value.choose) : value]));
-}
 
 test("the host manages a waiting table: its invitation links shown again, a new link that retires the old, a seat withdrawn, and the game called off", async () => {
   const ann = await join(browser, "Hal");

@@ -23,8 +23,8 @@ export async function launch() {
     const newContext = browser.newContext.bind(browser);
     browser.newContext = async (options) => {
       const context = await newContext(options);
-      await context.route(/\/play\/assets\/play\.(js|css)$/, (route, request) => {
-        const file = request.url().endsWith(".js") ? "play.js" : "play.css";
+      await context.route(/\/play\/(assets\/play\.(js|css)|sw\.js)$/, (route, request) => {
+        const file = request.url().endsWith("/sw.js") ? "sw.js" : request.url().endsWith(".js") ? "play.js" : "play.css";
         return route.fulfill({ path: resolve(dist, file), contentType: file.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8" });
       });
       return context;
@@ -35,7 +35,11 @@ export async function launch() {
 
 /** A person on their own device (a browser context of its own) who joins with a name. */
 export async function join(browser, name, viewport) {
-  const context = await browser.newContext(viewport ? { viewport } : {});
+  return joinIn(await browser.newContext(viewport ? { viewport } : {}), name);
+}
+
+/** As `join`, on a device (browser context) the caller has prepared. */
+export async function joinIn(context, name) {
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (error) => errors.push(error));
@@ -224,4 +228,9 @@ export async function cardIdsIn(page, ids) {
 export async function openTable(page, id, version = 0) {
   await page.goto(`${BASE}/play/games/${id}`);
   await page.waitForFunction((v) => Number(document.querySelector(".table-body")?.getAttribute("data-version")) >= v, version);
+}
+
+/** A legal action made concrete: the first cards of any choice it offers. */
+export function concrete(legal) {
+  return Object.fromEntries(Object.entries(legal).map(([key, value]) => [key, value && typeof value === "object" && "choose" in value ? value.from.slice(0, value.choose) : value]));
 }

@@ -2,7 +2,7 @@
 // every hand in the replay once a game is over.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, asPlayer, hasMove, host, join, launch, move, openTable, pageReadsWell, seed, shot, storyReadsWell } from "./helpers.mjs";
+import { BASE, asPlayer, concrete, hasMove, host, join, launch, move, openTable, pageReadsWell, seed, shot, storyReadsWell } from "./helpers.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
@@ -20,15 +20,6 @@ async function seatView(id, token) {
   return fetch(`${BASE}/v1/games/${id}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }).then((r) => r.json());
 }
 
-/** A legal action made whole: each choice filled with its first items. */
-function wholeMove(action) {
-  const move = {};
-  for (const [key, value] of Object.entries(action)) {
-    move[key] = value && typeof value === "object" && "choose" in value ? value.from.slice(0, value.choose) : value;
-  }
-  return move;
-}
-
 /** Plays a game to its end through the API, each seat making its first legal move (GOOGLY:
  * standing preferences first, so the match plays itself in a few moves). */
 async function playByApi(id, tokens, { prefer = null, limit = 5000 } = {}) {
@@ -39,7 +30,7 @@ async function playByApi(id, tokens, { prefer = null, limit = 5000 } = {}) {
       const view = await seatView(id, token);
       if (view.status === "finished") return view;
       if (!view.to_act.includes(view.you.seat) || view.legal_actions.length === 0) continue;
-      const move = prefer && !preferred.has(token) ? prefer : wholeMove(view.legal_actions[0]);
+      const move = prefer && !preferred.has(token) ? prefer : concrete(view.legal_actions[0]);
       if (prefer) preferred.add(token);
       const response = await fetch(`${BASE}/v1/games/${id}/actions`, {
         method: "POST",

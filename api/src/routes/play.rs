@@ -1,6 +1,8 @@
-//! The web client at `/play`: a page and two assets built from `web/` (TypeScript, bundled
+//! The web client at `/play`: a page and its assets built from `web/` (TypeScript, bundled
 //! with esbuild; the bundle is committed so a fresh machine serves it without Node), embedded
-//! in the binary so nothing is loaded from elsewhere. It uses only the public API.
+//! in the binary so nothing is loaded from elsewhere. It uses only the public API. A web app
+//! manifest makes it installable, and a service worker at `/play/sw.js` (scope `/play/`) shows
+//! pushed notices while no tab is open (`docs/playing-across-days.md`).
 
 use actix_web::http::header::{self, HeaderName};
 use actix_web::{get, web, HttpRequest, HttpResponse};
@@ -12,12 +14,16 @@ const PAGE: &str = include_str!("../../../web/index.html");
 const SCRIPT: &str = include_str!("../../../web/dist/play.js");
 const STYLE: &str = include_str!("../../../web/dist/play.css");
 const ICON: &str = include_str!("../../../web/public/icon.svg");
+const WORKER: &str = include_str!("../../../web/dist/sw.js");
+const MANIFEST: &str = include_str!("../../../web/public/manifest.webmanifest");
 
-/// The page may run only its own script and style and talk only to this server; no other
-/// site may frame it; and it sends no `Referer`, since its address can hold an invitation
-/// code.
-const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
-                      connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/// The page may run only its own script, style, worker and manifest and talk only to this
+/// server; no other site may frame it; and it sends no `Referer`, since its address can hold
+/// an invitation code.
+const POLICY: &str =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                      connect-src 'self'; worker-src 'self'; manifest-src 'self'; base-uri 'none'; \
+                      form-action 'self'; frame-ancestors 'none'";
 
 /// Headers every file of the client is sent with.
 const HEADERS: [(HeaderName, &str); 3] = [
@@ -34,6 +40,11 @@ static PAGE_ASSET: Asset = Asset::new(PAGE, "text/html; charset=utf-8", REVALIDA
 static SCRIPT_ASSET: Asset = Asset::new(SCRIPT, "text/javascript; charset=utf-8", REVALIDATE);
 static STYLE_ASSET: Asset = Asset::new(STYLE, "text/css; charset=utf-8", REVALIDATE);
 static ICON_ASSET: Asset = Asset::new(ICON, "image/svg+xml", REVALIDATE);
+// A browser checks a service worker's script for a new version itself (at most a day apart,
+// and on every navigation, bypassing the HTTP cache by default); `no-cache` keeps any other
+// cache out of the way too.
+static WORKER_ASSET: Asset = Asset::new(WORKER, "text/javascript; charset=utf-8", REVALIDATE);
+static MANIFEST_ASSET: Asset = Asset::new(MANIFEST, "application/manifest+json", REVALIDATE);
 
 /// The root leads a visitor to the tables (the API documentation is at `/docs`).
 #[get("/")]
@@ -50,8 +61,9 @@ pub async fn favicon(req: HttpRequest) -> HttpResponse {
     ICON_ASSET.serve(&req, &HEADERS)
 }
 
-/// The web client: its three assets, and the one page for every other address under `/play`
-/// (the client routes by the address itself, so an invitation link opens at its table).
+/// The web client: its assets, its service worker and manifest, and the one page for every
+/// other address under `/play` (the client routes by the address itself, so an invitation
+/// link opens at its table).
 #[get("/play{tail:.*}")]
 pub async fn play(req: HttpRequest, tail: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let tail = tail.into_inner();
@@ -59,6 +71,8 @@ pub async fn play(req: HttpRequest, tail: web::Path<String>) -> Result<HttpRespo
         "/assets/play.js" => Ok(SCRIPT_ASSET.serve(&req, &HEADERS)),
         "/assets/play.css" => Ok(STYLE_ASSET.serve(&req, &HEADERS)),
         "/assets/icon.svg" => Ok(ICON_ASSET.serve(&req, &HEADERS)),
+        "/sw.js" => Ok(WORKER_ASSET.serve(&req, &HEADERS)),
+        "/manifest.webmanifest" => Ok(MANIFEST_ASSET.serve(&req, &HEADERS)),
         other if other.starts_with("/assets/") => Err(ApiError::new(
             Problem::NotFound,
             format!(
@@ -75,13 +89,24 @@ pub async fn play(req: HttpRequest, tail: web::Path<String>) -> Result<HttpRespo
 
 #[cfg(test)]
 mod tests {
-    use super::PAGE;
+    use super::{MANIFEST, PAGE};
+
+    #[test]
+    fn the_manifest_opens_the_client_and_names_only_its_own_icon() {
+        let manifest: serde_json::Value = serde_json::from_str(MANIFEST).unwrap();
+        assert_eq!(manifest["start_url"], "/play");
+        assert_eq!(manifest["scope"], "/play");
+        assert_eq!(manifest["display"], "standalone");
+        assert_eq!(manifest["icons"][0]["src"], "/play/assets/icon.svg");
+        assert!(!MANIFEST.contains("http://") && !MANIFEST.contains("https://"));
+    }
 
     #[test]
     fn the_page_loads_only_its_own_assets() {
         assert!(PAGE.contains("src=\"/play/assets/play.js\""));
         assert!(PAGE.contains("href=\"/play/assets/play.css\""));
         assert!(PAGE.contains("href=\"/play/assets/icon.svg\""));
+        assert!(PAGE.contains("href=\"/play/manifest.webmanifest\""));
         assert!(!PAGE.contains("http://") && !PAGE.contains("https://"));
     }
 }

@@ -1,10 +1,11 @@
 /** The account: its devices (tokens) with revoke, a one-time code to sign in another device,
- * vacation, and signing out. */
+ * notifications on this device, vacation, and signing out. */
 
 import { api, ok } from "../api";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
+import { forgetPush, pushState, turnOff, turnOn, type PushState } from "../push";
 import { busy, copyField, errorBox, frame, when } from "../ui";
 
 export async function accountPage(root: HTMLElement): Promise<void> {
@@ -14,9 +15,10 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   }
   const main = frame(root, "Account", h("h1", null, "Account"));
   const devices = h("section", { "aria-labelledby": "devices" });
+  const told = h("section", { "aria-labelledby": "notifications" });
   const away = h("section", { "aria-labelledby": "vacation" });
   const status = h("div", { "aria-live": "polite" });
-  main.append(status, devices, away);
+  main.append(status, devices, told, away);
 
   const showDevices = async () => {
     const me = await ok(api.GET("/v1/me"));
@@ -40,6 +42,7 @@ export async function accountPage(root: HTMLElement): Promise<void> {
             void busy(revoke, status, async () => {
               await ok(api.DELETE("/v1/me/tokens/{token_id}", { params: { path: { token_id: token.id } } }));
               if (token.current) {
+                await forgetPush();
                 session.signOut();
                 navigate("/play/welcome");
               } else {
@@ -52,6 +55,37 @@ export async function accountPage(root: HTMLElement): Promise<void> {
       ),
       ask,
       code,
+    );
+  };
+
+  const SAID: Record<PushState, string> = {
+    unsupported: "This browser cannot be told of moves while Parlour is closed; an open Parlour tab still tells you.",
+    blocked: "Notifications are blocked for this site. Allow them in the browser’s site settings to be told here.",
+    off: "This device is not told of your moves while Parlour is closed.",
+    on: "This device is told when it is your move, when time is running out or ran out, and when a game ends, even with Parlour closed.",
+  };
+  const showNotifications = async () => {
+    const state = await pushState();
+    const on = h("button", { type: "button" }, "Notify me on this device");
+    const off = h("button", { type: "button", class: "secondary" }, "Stop notifying this device");
+    on.addEventListener("click", () =>
+      void busy(on, status, async () => {
+        await turnOn();
+        await showNotifications();
+      }),
+    );
+    off.addEventListener("click", () =>
+      void busy(off, status, async () => {
+        await turnOff();
+        await showNotifications();
+      }),
+    );
+    told.dataset.push = state;
+    replace(
+      told,
+      h("h2", { id: "notifications" }, "Notifications"),
+      h("p", null, SAID[state]),
+      state === "off" ? on : state === "on" ? off : null,
     );
   };
 
@@ -83,7 +117,7 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   };
 
   try {
-    await Promise.all([showDevices(), showVacation()]);
+    await Promise.all([showDevices(), showNotifications(), showVacation()]);
   } catch (error) {
     status.append(errorBox(error));
   }

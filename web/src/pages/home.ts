@@ -6,7 +6,8 @@ import { setTitle, waitingFor } from "../notices";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
-import { countdown, errorBox, frame, gameName, when } from "../ui";
+import { forgetPush, pushState, pushSupported, turnOn } from "../push";
+import { busy, countdown, errorBox, frame, gameName, when } from "../ui";
 
 type Player = InboxGame["players"][number];
 
@@ -127,11 +128,30 @@ function row(game: InboxGame): HTMLElement {
   );
 }
 
+/** Offers notifications until they are on: by push where the browser has it (told even with
+ * every tab closed), else while the page is open. The browser asks for permission only after
+ * the player clicks. */
 function notifyButton(): HTMLElement | null {
-  if (!("Notification" in window) || Notification.permission === "granted") return null;
+  if (!("Notification" in window) || Notification.permission === "denied") return null;
+  const place = h("span", { class: "notify" });
   const button = h("button", { type: "button", class: "secondary" }, "Tell me when it is my move");
-  button.addEventListener("click", () => void Notification.requestPermission().then(() => button.remove()));
-  return button;
+  if (!pushSupported()) {
+    if (Notification.permission === "granted") return null;
+    button.addEventListener("click", () => void Notification.requestPermission().then(() => button.remove()));
+    return button;
+  }
+  const status = h("span", { "aria-live": "polite" });
+  place.append(status);
+  button.addEventListener("click", () => void busy(button, status, async () => {
+    await turnOn();
+    button.remove();
+  }));
+  void pushState()
+    .then((state) => {
+      if (state === "off") place.prepend(button);
+    })
+    .catch(() => undefined);
+  return place;
 }
 
 export async function home(root: HTMLElement, _: Record<string, string>, signal: AbortSignal): Promise<void> {
@@ -167,6 +187,7 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
     reaching.remove();
     // Only the server saying the token is unknown or revoked signs this device out.
     if (tokenRefused(error)) {
+      void forgetPush();
       session.signOut();
       navigate("/play/welcome", true);
     } else if (!signal.aborted) {
