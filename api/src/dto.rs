@@ -1410,6 +1410,9 @@ pub enum WebhookEventType {
     /// Someone took a seat of a game the account hosts or sits in.
     #[serde(rename = "invitation.accepted")]
     InvitationAccepted,
+    /// A seat of a game is held for the account: claim it to play.
+    #[serde(rename = "invitation.received")]
+    InvitationReceived,
     /// A ping asked for by `POST /v1/webhooks/{id}/test` (always sent, whatever `events`).
     #[serde(rename = "webhook.test")]
     WebhookTest,
@@ -1426,6 +1429,7 @@ impl WebhookEventType {
             WebhookEventType::GameFinished => "game.finished",
             WebhookEventType::MatchFinished => "match.finished",
             WebhookEventType::InvitationAccepted => "invitation.accepted",
+            WebhookEventType::InvitationReceived => "invitation.received",
             WebhookEventType::WebhookTest => "webhook.test",
         }
     }
@@ -1440,6 +1444,7 @@ impl WebhookEventType {
             WebhookEventType::GameFinished,
             WebhookEventType::MatchFinished,
             WebhookEventType::InvitationAccepted,
+            WebhookEventType::InvitationReceived,
             WebhookEventType::WebhookTest,
         ]
         .into_iter()

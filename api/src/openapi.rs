@@ -109,6 +109,10 @@ fn with_webhooks(mut document: Value) -> Value {
             E::InvitationAccepted,
             "Someone took a seat of one of the account's games.",
         ),
+        (
+            E::InvitationReceived,
+            "A seat of a game is held for the account: `data` is its row, asking it to claim.",
+        ),
         (E::WebhookTest, "The endpoint's owner asked for a ping."),
     ] {
         let id: String = event
@@ -221,7 +225,7 @@ game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game s
 are of in `game`, the discriminator.\n\n\
 What changed in each version, and how a change that could break an app is announced (never \
 within `/v1/`), is in `docs/changelog.md`.",
-        version = "1.1.0",
+        version = "1.2.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(

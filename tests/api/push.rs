@@ -567,6 +567,86 @@ async fn the_end_of_a_game_is_pushed_to_both_players(h: Hooked) {
     }
 }
 
+/// Runs the relay until `browser` has been pushed a notice `matching`, and gives it.
+async fn pushed_until(
+    h: &Hooked,
+    push: &PushService,
+    browser: &Browser,
+    matching: impl Fn(&Value) -> bool,
+) -> Value {
+    for _ in 0..400 {
+        h.service.webhooks().relay().await.unwrap();
+        let found = push
+            .received_at(&browser.path)
+            .iter()
+            .map(|p| browser.open(&p.body))
+            .find(|notice| matching(notice));
+        if let Some(notice) = found {
+            return notice;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let told: Vec<Value> = push
+        .received_at(&browser.path)
+        .iter()
+        .map(|p| browser.open(&p.body))
+        .collect();
+    panic!(
+        "{} was never pushed the notice looked for: {told:?}",
+        browser.path
+    );
+}
+
+/// A seat held for a player is pushed to them as an invitation, and a match's next deal to
+/// every player as it is dealt, not only to whoever moves first in it.
+async fn a_seat_held_for_a_player_and_a_matchs_next_deal_are_pushed(h: Hooked) {
+    let (push, origin) = push_service();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    let (anns, beas) = (Browser::new("/push/ann", 11), Browser::new("/push/bea", 12));
+    subscribe(&h.app, &ann, &anns.subscription(&origin)).await;
+    subscribe(&h.app, &bea, &beas.subscription(&origin)).await;
+    let (_, me) = h.app.get("/v1/me", Some(&bea)).await;
+    let (status, hosted) = h
+        .app
+        .post(
+            "/v1/me/games",
+            Some(&ann),
+            &json!({"game": "girl", "seats": [{"kind": "me"}, {"kind": "account", "account": me["account"]["id"]}]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hosted}");
+    let held = hosted["id"].as_str().unwrap().to_string();
+    let invited = pushed_until(&h, &push, &beas, |n| n["type"] == "invitation.received").await;
+    assert_eq!(invited["title"], "A seat is held for you");
+    assert_eq!(invited["game"], json!(held));
+    assert_eq!(invited["url"], json!(format!("/play/games/{held}")));
+
+    let (_, first) = crate::helpers::hosted_girl_match(&h.app, &ann, &bea, json!({})).await;
+    play_to_the_end(&h.app, &first, &[ann.clone(), bea.clone()]).await;
+    for browser in [&anns, &beas] {
+        let dealt = pushed_until(&h, &push, browser, |n| {
+            n["type"] == "game.started" && n["title"] == "The next deal has begun"
+        })
+        .await;
+        assert_ne!(
+            dealt["game"],
+            json!(first),
+            "the next deal is a game of its own"
+        );
+    }
+    // Nobody but Bea was offered a seat.
+    let anns_told: Vec<Value> = push
+        .received_at(&anns.path)
+        .iter()
+        .map(|p| anns.open(&p.body)["type"].clone())
+        .collect();
+    assert!(
+        !anns_told.contains(&json!("invitation.received")),
+        "{anns_told:?}"
+    );
+}
+
 /// What `browser` was pushed about game `id`: each body's length, and the notice with the
 /// game's id and the time it was made taken out (the only parts that may differ).
 fn pushed_about(push: &PushService, browser: &Browser, id: &str) -> Vec<(usize, Value)> {
@@ -661,5 +741,6 @@ pushed_on_both_backends!(
     revoking_a_device_token_ends_its_pushes,
     bad_subscriptions_are_refused_and_a_subscription_is_not_a_webhook,
     the_end_of_a_game_is_pushed_to_both_players,
+    a_seat_held_for_a_player_and_a_matchs_next_deal_are_pushed,
     games_differing_only_in_a_hidden_lay_push_the_same_notices,
 );

@@ -77,11 +77,6 @@ impl BotTurns {
             only_if_webhooks_of: None,
         }]
     }
-
-    /// The work a new game's opening entries call for.
-    pub(super) fn opening(game: &GameRecord, entries: &[StoredEvent]) -> Vec<OutboxMessage> {
-        Self::work(game, false, entries)
-    }
 }
 
 /// `table.bot_seated`, as the log types it.

@@ -175,7 +175,14 @@ impl Parlour {
                 .link_account_game(*account, record.id, self.clock.now())
                 .await?;
         }
-        let work = bots::BotTurns::opening(&record, &events);
+        // What follows a commit follows the founding one too: a bot's first turn, and the
+        // notices of a table that begins with seats held for accounts (an invitation, a
+        // match's next deal dealt to its players).
+        let work: Vec<OutboxMessage> = self
+            .after_commit
+            .iter()
+            .flat_map(|policy| policy.durable_work(&record, &sitting, &events))
+            .collect();
         self.store
             .create_game(&record, &founding.credentials, &events, &work, attention)
             .await?;

@@ -254,7 +254,8 @@ impl Parlour {
         let mut kinds = Vec::new();
         // A reminder alone asks nothing new: the move was already asked for.
         let reminder_only = run.iter().all(|kind| *kind == "table.reminded");
-        if row.asked == Asked::Move && !reminder_only {
+        // A table still waiting for players asks no move yet (its founding is told, now).
+        if row.asked == Asked::Move && row.status == Status::Active && !reminder_only {
             kinds.push(NoticeKind::YourTurn);
         }
         if clock_facts.iter().any(|k| k == "table.reminded") {
@@ -272,6 +273,13 @@ impl Parlour {
             if row.status == Status::Active {
                 kinds.push(NoticeKind::Started);
             }
+        } else if has("table.hosted")
+            && row.status == Status::Active
+            && row.deal_of.as_ref().is_some_and(|deal| deal.deal > 0)
+        {
+            // A match's next deal is dealt with every seat taken: it begins as it is made,
+            // and each player is told, whoever is to act first.
+            kinds.push(NoticeKind::Started);
         }
         if row.status == Status::Finished {
             kinds.push(NoticeKind::Ended);

@@ -27,7 +27,7 @@ use crate::webhooks::{self as scheme, Sealer};
 
 /// What a subscription is pushed: every notice of the account's games that asks something of
 /// the player or tells them how a game went.
-pub const PUSH_EVENTS: [WebhookEventType; 7] = [
+pub const PUSH_EVENTS: [WebhookEventType; 8] = [
     WebhookEventType::GameStarted,
     WebhookEventType::GameYourTurn,
     WebhookEventType::GameDeadlineNear,
@@ -35,6 +35,7 @@ pub const PUSH_EVENTS: [WebhookEventType; 7] = [
     WebhookEventType::GameFinished,
     WebhookEventType::MatchFinished,
     WebhookEventType::InvitationAccepted,
+    WebhookEventType::InvitationReceived,
 ];
 
 /// The most subscriptions one account may hold (a browser on each of its devices).
@@ -287,10 +288,12 @@ pub(super) fn notice(
         "game.your_turn" => "Your move".to_string(),
         "game.deadline_near" => "Your move: time is running out".to_string(),
         "game.timed_out" => "Time ran out".to_string(),
+        "game.started" if deal_of(row) > 0 => "The next deal has begun".to_string(),
         "game.started" => "A game has begun".to_string(),
         "game.finished" => "A game has ended".to_string(),
         "match.finished" => "A match has ended".to_string(),
         "invitation.accepted" => "A seat was taken".to_string(),
+        "invitation.received" => "A seat is held for you".to_string(),
         "webhook.test" => "Notifications work".to_string(),
         other => other.to_string(),
     };
@@ -317,6 +320,14 @@ pub(super) fn topic_of(payload: &str) -> Option<String> {
     let payload: Value = serde_json::from_str(payload).ok()?;
     let id = payload.get("data")?.get("id")?.as_str()?;
     Some(Uuid::parse_str(id).ok()?.simple().to_string())
+}
+
+/// Which deal of a match the row's game is (0 for a game that is no match's deal).
+fn deal_of(row: Option<&Value>) -> u64 {
+    row.and_then(|r| r.get("deal_of"))
+        .and_then(|deal| deal.get("deal"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
 }
 
 /// `text` cut at a character boundary to at most `most` bytes.

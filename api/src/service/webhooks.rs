@@ -98,9 +98,10 @@ impl Default for WebhookSettings {
 }
 
 /// Writes one fan-out row with every commit to a hosted game (a game without accounts has
-/// no one to tell). A game move's row is written only if an account at the table has an
-/// enabled endpoint (checked in the transaction); a table event may seat an account the table
-/// before it did not hold, so its row is always written and the fan-out decides.
+/// no one to tell), its founding included. A game move's row, or the founding's, is written
+/// only if an account at the table has an enabled endpoint (checked in the transaction); a
+/// later table event may seat an account the table before it did not hold, so its row is
+/// always written and the fan-out decides.
 pub struct WebhookCommits;
 
 impl AfterCommit for WebhookCommits {
@@ -116,8 +117,11 @@ impl AfterCommit for WebhookCommits {
         let Some(seating) = sitting.table.seating() else {
             return Vec::new();
         };
+        // A founding commit (the log's first entry) places every account it ever will so far:
+        // its audience is known, as a move's is.
+        let founding = first.seq == 1;
         let seats_change = entries.iter().any(|e| TableEvent::is_table_kind(&e.kind));
-        let audience = (!seats_change).then(|| {
+        let audience = (founding || !seats_change).then(|| {
             accounts_placed(seating)
                 .iter()
                 .filter_map(|a| Uuid::parse_str(a).ok())
@@ -157,7 +161,7 @@ pub(super) fn event_type_of(notice: NoticeKind) -> Option<WebhookEventType> {
         NoticeKind::Started => Some(WebhookEventType::GameStarted),
         NoticeKind::Ended => Some(WebhookEventType::GameFinished),
         NoticeKind::SeatClaimed => Some(WebhookEventType::InvitationAccepted),
-        NoticeKind::Invited => None,
+        NoticeKind::Invited => Some(WebhookEventType::InvitationReceived),
     }
 }
 
