@@ -225,6 +225,26 @@ async fn subscriptions(app: &TestApp, token: &str) -> Vec<Value> {
     list["subscriptions"].as_array().unwrap().clone()
 }
 
+/// A push service, and Ann and Bea each with a browser subscribed at it (their keys made from
+/// the two seeds): the service, the two tokens and the two browsers. (The service's origin is
+/// the part of a browser's endpoint before its path.)
+async fn ann_and_bea_subscribed(
+    h: &Hooked,
+    anns_seed: u64,
+    beas_seed: u64,
+) -> (Arc<PushService>, String, String, Browser, Browser) {
+    let (push, origin) = push_service();
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    let (anns, beas) = (
+        Browser::new("/push/ann", anns_seed),
+        Browser::new("/push/bea", beas_seed),
+    );
+    subscribe(&h.app, &ann, &anns.subscription(&origin)).await;
+    subscribe(&h.app, &bea, &beas.subscription(&origin)).await;
+    (push, ann, bea, anns, beas)
+}
+
 /// Runs the relay until the push service holds at least `count` requests at `path`.
 async fn relay_until(service: &Parlour, push: &PushService, path: &str, count: usize) {
     for _ in 0..200 {
@@ -241,12 +261,7 @@ async fn relay_until(service: &Parlour, push: &PushService, path: &str, count: u
 }
 
 async fn a_players_browsers_are_pushed_their_notices_sealed_and_signed_for(h: Hooked) {
-    let (push, origin) = push_service();
-    let ann = account(&h.app, "Ann").await;
-    let bea = account(&h.app, "Bea").await;
-    let (anns, beas) = (Browser::new("/push/ann", 1), Browser::new("/push/bea", 2));
-    subscribe(&h.app, &ann, &anns.subscription(&origin)).await;
-    subscribe(&h.app, &bea, &beas.subscription(&origin)).await;
+    let (push, ann, bea, anns, beas) = ann_and_bea_subscribed(&h, 1, 2).await;
     let id = girl(&h.app, &ann, &bea).await;
     // Bea's claim: Ann hears her seat was taken and the game began, Bea that it began, and
     // whoever is to move that it is their move.
@@ -268,6 +283,11 @@ async fn a_players_browsers_are_pushed_their_notices_sealed_and_signed_for(h: Ho
     let published = key["application_server_key"].as_str().unwrap();
     let mut lengths = BTreeSet::new();
     let mut told: Vec<(String, String)> = Vec::new();
+    let origin = subscriptions(&h.app, &ann).await[0]["endpoint"]
+        .as_str()
+        .unwrap()
+        .trim_end_matches(&anns.path)
+        .to_string();
     for pushed in push.received.lock().unwrap().iter() {
         let browser = if pushed.path == "/push/ann" {
             &anns
@@ -542,12 +562,7 @@ async fn bad_subscriptions_are_refused_and_a_subscription_is_not_a_webhook(h: Ho
 
 /// A game played to its end tells each player how it went, and a test push to nobody else.
 async fn the_end_of_a_game_is_pushed_to_both_players(h: Hooked) {
-    let (push, origin) = push_service();
-    let ann = account(&h.app, "Ann").await;
-    let bea = account(&h.app, "Bea").await;
-    let (anns, beas) = (Browser::new("/push/ann", 9), Browser::new("/push/bea", 10));
-    subscribe(&h.app, &ann, &anns.subscription(&origin)).await;
-    subscribe(&h.app, &bea, &beas.subscription(&origin)).await;
+    let (push, ann, bea, anns, beas) = ann_and_bea_subscribed(&h, 9, 10).await;
     let id = girl(&h.app, &ann, &bea).await;
     play_to_the_end(&h.app, &id, &[ann.clone(), bea.clone()]).await;
     for (browser, path) in [(&anns, "/push/ann"), (&beas, "/push/bea")] {
@@ -600,12 +615,7 @@ async fn pushed_until(
 /// A seat held for a player is pushed to them as an invitation, and a match's next deal to
 /// every player as it is dealt, not only to whoever moves first in it.
 async fn a_seat_held_for_a_player_and_a_matchs_next_deal_are_pushed(h: Hooked) {
-    let (push, origin) = push_service();
-    let ann = account(&h.app, "Ann").await;
-    let bea = account(&h.app, "Bea").await;
-    let (anns, beas) = (Browser::new("/push/ann", 11), Browser::new("/push/bea", 12));
-    subscribe(&h.app, &ann, &anns.subscription(&origin)).await;
-    subscribe(&h.app, &bea, &beas.subscription(&origin)).await;
+    let (push, ann, bea, anns, beas) = ann_and_bea_subscribed(&h, 11, 12).await;
     let (_, me) = h.app.get("/v1/me", Some(&bea)).await;
     let (status, hosted) = h
         .app
@@ -667,12 +677,7 @@ fn pushed_about(push: &PushService, browser: &Browser, id: &str) -> Vec<(usize, 
 /// notices, and pushes of the same size: nothing pushed depends on a card its player cannot
 /// see (the webhooks' noninterference test, through the push service).
 async fn games_differing_only_in_a_hidden_lay_push_the_same_notices(h: Hooked) {
-    let (push, origin) = push_service();
-    let ann = account(&h.app, "Ann").await;
-    let bea = account(&h.app, "Bea").await;
-    let (anns, beas) = (Browser::new("/push/ann", 11), Browser::new("/push/bea", 12));
-    subscribe(&h.app, &ann, &anns.subscription(&origin)).await;
-    subscribe(&h.app, &bea, &beas.subscription(&origin)).await;
+    let (push, ann, bea, anns, beas) = ann_and_bea_subscribed(&h, 11, 12).await;
     let tokens = [ann.clone(), bea.clone()];
     let mut told = Vec::new();
     for choice in [[0, 1, 2], [3, 4, 5]] {
