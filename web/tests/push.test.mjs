@@ -234,8 +234,11 @@ test("notifications are turned off on the account page, and then nothing is kept
   const told = cy.locator('section[aria-labelledby="notifications"]');
   await told.getByText("This device is not told of your moves while Parlour is closed.").waitFor();
   await told.getByRole("button", { name: "Notify me on this device" }).click();
-  await told.getByText(/This device is told when it is your move/).waitFor();
+  await told.getByText(/This device is told, even with Parlour closed, when it is your move/).waitFor();
   await shot(cy, "account-notifications-on");
+  await cy.setViewportSize({ width: 390, height: 844 });
+  await shot(cy, "account-notifications-on-phone");
+  await cy.setViewportSize({ width: 1280, height: 720 });
   assert.equal((await asPlayer(cy, "GET", "/v1/me/push-subscriptions")).subscriptions.length, 1);
   await told.getByRole("button", { name: "Stop notifying this device" }).click();
   await told.getByRole("button", { name: "Notify me on this device" }).waitFor();

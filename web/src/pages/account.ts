@@ -62,7 +62,7 @@ export async function accountPage(root: HTMLElement): Promise<void> {
     unsupported: "This browser cannot be told of moves while Parlour is closed; an open Parlour tab still tells you.",
     blocked: "Notifications are blocked for this site. Allow them in the browser’s site settings to be told here.",
     off: "This device is not told of your moves while Parlour is closed.",
-    on: "This device is told when it is your move, when time is running out or ran out, and when a game ends, even with Parlour closed.",
+    on: "This device is told, even with Parlour closed, when it is your move, when time is running out or ran out, when a seat is held for you or taken, and when a game or a match begins or ends.",
   };
   const showNotifications = async () => {
     const state = await pushState();
