@@ -1600,6 +1600,98 @@ pub struct PushSubscriptionList {
     pub subscriptions: Vec<PushSubscription>,
 }
 
+/// `POST /v1/me/email-addresses`: an address to be told at, once its owner follows the link
+/// mailed to it.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewEmailAddress {
+    /// The address (at most 254 characters).
+    #[schema(example = "ann@example.org")]
+    pub address: String,
+}
+
+/// `PATCH /v1/me/email-addresses/{id}`: whether notices are mailed to the address.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailAddressChange {
+    /// `false` stops the notices (as the one-click unsubscribe in every mail does); `true`
+    /// starts them again.
+    pub notices: bool,
+}
+
+/// An address as its account sees it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EmailAddress {
+    /// Its id.
+    pub id: Uuid,
+    /// The address.
+    #[schema(example = "ann@example.org")]
+    pub address: String,
+    /// Whether its owner followed the link mailed to it. Nothing but that link is mailed to
+    /// an address before.
+    pub verified: bool,
+    /// When it was verified.
+    pub verified_at: Option<DateTime<Utc>>,
+    /// Whether notices are mailed to it (once verified).
+    pub notices: bool,
+    /// Why notices stopped, when they did (unsubscribed, or refused by its mail server).
+    pub stopped_reason: Option<String>,
+    /// When it was added.
+    pub created_at: DateTime<Utc>,
+}
+
+/// `GET /v1/me/email-addresses`: the account's addresses.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EmailAddressList {
+    /// Oldest first.
+    pub addresses: Vec<EmailAddress>,
+    /// Whether this server sends mail at all (its operator set `--smtp-url`).
+    pub email_enabled: bool,
+}
+
+/// `POST /v1/email/verify`, `POST /v1/email/unsubscribe`: the token from a mailed link.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailLinkToken {
+    /// The `token` of the link.
+    pub token: String,
+}
+
+/// When the account is not to be disturbed: a span of the day in its time zone. A notice
+/// made in it is pushed and mailed when it ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuietHours {
+    /// Local start, `HH:MM`.
+    #[schema(example = "22:00")]
+    pub from: String,
+    /// Local end, `HH:MM` (before `from` for a span that passes midnight).
+    #[schema(example = "07:30")]
+    pub until: String,
+}
+
+/// What the account is told on each channel, and when (`GET`/`PUT /v1/me/notice-preferences`).
+/// Apps' webhooks choose their own event types and are not bound by these.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoticePreferences {
+    /// The notices pushed to the account's browsers.
+    pub push: Vec<WebhookEventType>,
+    /// The notices mailed to its verified addresses.
+    pub email: Vec<WebhookEventType>,
+    /// One mail a day, at `digest_hour`, with every notice since the last, instead of a mail
+    /// for each.
+    pub email_digest: bool,
+    /// The local hour (0-23) of the daily digest.
+    #[schema(minimum = 0, maximum = 23)]
+    pub digest_hour: u8,
+    /// When nothing is pushed or mailed; `null` for never.
+    pub quiet_hours: Option<QuietHours>,
+    /// The account's time zone, an IANA name, for quiet hours and the digest.
+    #[schema(example = "Europe/London")]
+    pub time_zone: String,
+}
+
 /// What one push says (its payload, sealed to the browser's keys): enough to show a system
 /// notification and open the table, and nothing a player could not see in their inbox
 /// (`docs/playing-across-days.md`; not an HTTP answer, so not in the OpenAPI document).

@@ -125,6 +125,16 @@ problems! {
     InvalidWebhook => "invalid-webhook", UNPROCESSABLE_ENTITY, "The webhook cannot be registered like that";
     /// A push subscription that cannot be kept.
     InvalidPushSubscription => "invalid-push-subscription", UNPROCESSABLE_ENTITY, "The push subscription cannot be kept";
+    /// This server sends no mail.
+    EmailOff => "email-off", UNPROCESSABLE_ENTITY, "This server sends no mail";
+    /// An email address that cannot be kept.
+    InvalidEmailAddress => "invalid-email-address", UNPROCESSABLE_ENTITY, "The email address cannot be kept";
+    /// The account holds the address already.
+    EmailAddressExists => "email-address-exists", CONFLICT, "The account holds that address already";
+    /// A mailed link that does nothing.
+    InvalidEmailLink => "invalid-email-link", BAD_REQUEST, "The link does nothing";
+    /// Notice preferences that cannot be kept.
+    InvalidNoticePreferences => "invalid-notice-preferences", UNPROCESSABLE_ENTITY, "The notice preferences cannot be kept";
     /// The database does not answer.
     Unavailable => "unavailable", SERVICE_UNAVAILABLE, "The database is not answering";
     /// A fault on our side.
@@ -359,6 +369,29 @@ pub fn description(problem: Problem) -> &'static str {
              (`detail` says which). Nothing was changed: subscribe again in the browser and \
              send what `PushSubscription.toJSON()` gives."
         }
+        Problem::EmailOff => {
+            "The server's operator set no mail server (`--smtp-url`), so it keeps no addresses \
+             and sends no mail. Nothing was changed; push notifications may still be on."
+        }
+        Problem::InvalidEmailAddress => {
+            "The address is not one mail can be sent to (`local@domain`, at most 254 \
+             characters), or the account holds as many addresses as it may (`detail` says \
+             which). Nothing was changed."
+        }
+        Problem::EmailAddressExists => {
+            "The account holds that address already (verified or not). Nothing was changed: \
+             to be sent a new verification link, delete the address and add it again."
+        }
+        Problem::InvalidEmailLink => {
+            "The token is not one this server mailed, its link has expired (a verification \
+             link works for 24 hours), or its address was removed since (`detail` says \
+             which). Nothing was changed."
+        }
+        Problem::InvalidNoticePreferences => {
+            "The preferences name a notice a person is not sent, a time zone that is not an \
+             IANA name, a time of day that is not `HH:MM`, an hour outside 0-23, or empty \
+             quiet hours (`detail` says which). Nothing was changed."
+        }
         Problem::Internal => {
             "Something went wrong on the server's side, not in the request. The server's log \
              names the cause under the answer's `x-request-id`: quote it when reporting. A \
@@ -475,6 +508,11 @@ impl ApiError {
     pub fn caused_by(mut self, cause: impl Into<String>) -> Self {
         self.cause = Some(cause.into());
         self
+    }
+
+    /// What the client is told of it.
+    pub fn detail(&self) -> &str {
+        &self.detail
     }
 
     /// The kind of problem.
@@ -641,6 +679,16 @@ impl From<ServiceError> for ApiError {
                 ApiError::new(Problem::InvalidPushSubscription, detail)
             }
             ServiceError::PushSubscriptionNotFound(_) => ApiError::new(Problem::NotFound, detail),
+            ServiceError::EmailOff => ApiError::new(Problem::EmailOff, detail),
+            ServiceError::BadEmailAddress(_) => ApiError::new(Problem::InvalidEmailAddress, detail),
+            ServiceError::EmailAddressTaken(_) => {
+                ApiError::new(Problem::EmailAddressExists, detail)
+            }
+            ServiceError::EmailAddressNotFound(_) => ApiError::new(Problem::NotFound, detail),
+            ServiceError::BadEmailLink(_) => ApiError::new(Problem::InvalidEmailLink, detail),
+            ServiceError::BadNoticePreferences(_) => {
+                ApiError::new(Problem::InvalidNoticePreferences, detail)
+            }
             ServiceError::WebhookNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::MatchNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::Seating(SeatingRefusal::NotHost) => {

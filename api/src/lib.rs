@@ -8,6 +8,7 @@ pub mod error;
 pub mod http;
 pub mod ledger;
 pub mod limits;
+pub mod mail;
 pub mod openapi;
 pub mod probe;
 pub mod push;

@@ -10,7 +10,7 @@ use parlour::limits::StreamLimits;
 use parlour::service::commit::GroupCommitSettings;
 use parlour::service::webhooks::WebhookSettings;
 use parlour::service::CacheSettings;
-use parlour::startup::{Application, Settings};
+use parlour::startup::{Application, EmailConfig, Settings};
 use parlour::store::DbSettings;
 use parlour::telemetry::LogFormat;
 
@@ -113,6 +113,23 @@ struct Cli {
     #[arg(long, env = "PARLOUR_PUSH_CONTACT", default_value = parlour::service::DEFAULT_PUSH_CONTACT,
           value_parser = push_contact)]
     push_contact: String,
+    /// The mail server notices are mailed through: `smtp://host:port` (plain, for a relay on
+    /// the same host), `smtp://host?tls=required` (STARTTLS), `smtps://host` (TLS), with
+    /// `user:password@` if it asks. Unset, the server keeps no addresses and sends no mail.
+    #[arg(long, env = "PARLOUR_SMTP_URL", hide_env_values = true)]
+    smtp_url: Option<String>,
+    /// Whom mails come from.
+    #[arg(long, env = "PARLOUR_MAIL_FROM", default_value = parlour::startup::DEFAULT_MAIL_FROM)]
+    mail_from: String,
+    /// The server as players reach it (`https://parlour.example.org`), for the links in
+    /// mails; unset, `http://127.0.0.1:<port>`.
+    #[arg(long, env = "PARLOUR_PUBLIC_URL", value_parser = public_url)]
+    public_url: Option<String>,
+    /// The most mails an account's addresses are sent in an hour; more wait their turn and
+    /// go together.
+    #[arg(long, env = "PARLOUR_MAILS_PER_HOUR", default_value_t = parlour::service::email::DEFAULT_MAILS_PER_HOUR,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    mails_per_hour: u32,
     /// Seconds a webhook receiver has to answer.
     #[arg(long, env = "PARLOUR_WEBHOOK_TIMEOUT", default_value = "15", value_parser = seconds)]
     webhook_timeout: Duration,
@@ -215,6 +232,12 @@ impl Cli {
                 snapshot_every: self.snapshot_every,
             },
             push_contact: self.push_contact.clone(),
+            email: EmailConfig {
+                smtp_url: self.smtp_url.clone(),
+                from: self.mail_from.clone(),
+                public_url: self.public_url.clone(),
+                per_hour: self.mails_per_hour,
+            },
             webhooks: WebhookSettings {
                 allow_private: self.webhooks_allow_private,
                 timeout: self.webhook_timeout,
@@ -222,6 +245,20 @@ impl Cli {
             },
             ..Settings::default()
         })
+    }
+}
+
+/// The server's public URL: `http` or `https`, no path beyond `/`, no query.
+fn public_url(text: &str) -> Result<String, String> {
+    match url::Url::parse(text) {
+        Ok(url)
+            if matches!(url.scheme(), "http" | "https")
+                && url.query().is_none()
+                && url.path() == "/" =>
+        {
+            Ok(text.trim_end_matches('/').to_string())
+        }
+        _ => Err("an http: or https: URL with no path, such as https://parlour.example.org".into()),
     }
 }
 

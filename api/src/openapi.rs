@@ -225,7 +225,7 @@ game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game s
 are of in `game`, the discriminator.\n\n\
 What changed in each version, and how a change that could break an app is announced (never \
 within `/v1/`), is in `docs/changelog.md`.",
-        version = "1.2.0",
+        version = "1.3.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(
@@ -268,6 +268,7 @@ within `/v1/`), is in `docs/changelog.md`.",
         (name = "bots", description = "Bots in seats: hand a seat to one, take it back (`docs/bots.md`)"),
         (name = "webhooks", description = "Signed messages (Standard Webhooks) telling an account's endpoints of its games"),
         (name = "push", description = "Web Push: an account's browsers told of its games while no page is open"),
+        (name = "email", description = "Email: an account's addresses told of its games, and what it is told on which channel, and when"),
         (name = "matches", description = "Matches: deals of one game played to the sheet's target (`docs/matches.md`)"),
     )
 )]

@@ -18,9 +18,11 @@ use crate::http::metrics::Metrics;
 use crate::http::rate_limit::{self, RateLimitSettings, RateLimiter};
 use crate::http::trace;
 use crate::limits::{self, StreamGate, StreamLimits};
+use crate::mail::{MailSetupError, Mailer};
 use crate::receipts::{KeyError, Signer};
 use crate::routes;
 use crate::service::webhooks::{WebhookCommits, WebhookSettings};
+use crate::service::EmailSettings;
 use crate::service::{AfterCommit, Clock, Parlour};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
@@ -74,6 +76,49 @@ pub struct Settings {
     /// The operator's contact (`mailto:` or `https:`), named to push services in every VAPID
     /// token (`service::DEFAULT_PUSH_CONTACT` when the operator names none).
     pub push_contact: String,
+    /// How mail is sent (`service::email`): off unless an SMTP URL is set.
+    pub email: EmailConfig,
+}
+
+/// How the server mails (`--smtp-url`, `--mail-from`, `--public-url`, `--mails-per-hour`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct EmailConfig {
+    /// The mail server (`smtp://host:port`, `?tls=required` for STARTTLS, `smtps://` for
+    /// implicit TLS, user and password in the URL); `None` sends no mail at all.
+    pub smtp_url: Option<String>,
+    /// Whom mails come from.
+    pub from: String,
+    /// The server as its players reach it, for links in mails; `None`: `http://127.0.0.1`
+    /// at the port served.
+    pub public_url: Option<String>,
+    /// The most mails an account's addresses are sent in an hour.
+    pub per_hour: u32,
+}
+
+impl std::fmt::Debug for EmailConfig {
+    // The SMTP URL may hold the mail server's password: only whether it is set is shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmailConfig")
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "[set]"))
+            .field("from", &self.from)
+            .field("public_url", &self.public_url)
+            .field("per_hour", &self.per_hour)
+            .finish()
+    }
+}
+
+/// Whom mails come from unless the operator says (`--mail-from`).
+pub const DEFAULT_MAIL_FROM: &str = "Parlour <parlour@localhost>";
+
+impl Default for EmailConfig {
+    fn default() -> Self {
+        EmailConfig {
+            smtp_url: None,
+            from: DEFAULT_MAIL_FROM.to_string(),
+            public_url: None,
+            per_hour: crate::service::email::DEFAULT_MAILS_PER_HOUR,
+        }
+    }
 }
 
 /// What is plugged into the service and its workers when the application is built: the
@@ -110,6 +155,7 @@ impl Default for Settings {
             group_commit: Default::default(),
             cache: Default::default(),
             push_contact: crate::service::DEFAULT_PUSH_CONTACT.to_string(),
+            email: EmailConfig::default(),
         }
     }
 }
@@ -216,6 +262,22 @@ impl Application {
             .with_vacation_days(settings.vacation_days_per_year)
             .with_webhook_settings(settings.webhooks)
             .with_push_contact(settings.push_contact.clone())
+            .with_email(
+                settings
+                    .email
+                    .smtp_url
+                    .as_deref()
+                    .map(|url| Mailer::new(url, &settings.email.from))
+                    .transpose()?,
+                EmailSettings {
+                    public_url: settings
+                        .email
+                        .public_url
+                        .clone()
+                        .unwrap_or_else(|| format!("http://127.0.0.1:{port}")),
+                    per_hour: settings.email.per_hour,
+                },
+            )
             .with_bot_pace(settings.bot_pace)
             .with_cache(settings.cache)
             .with_after_commit(Arc::new(WebhookCommits));
@@ -378,4 +440,7 @@ pub enum BuildError {
     /// The receipt signing key could not be read or created.
     #[error("cannot load the receipt signing key: {0}")]
     SigningKey(#[from] KeyError),
+    /// The mail settings cannot be used.
+    #[error("{0}")]
+    Mail(#[from] MailSetupError),
 }

@@ -19,7 +19,7 @@ use parlour::store::{
     WebhookMessageRecord, WebhookRecord, WebhookStore,
 };
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
-use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, Purged};
+use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, NoticeStore, Purged};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -549,6 +549,38 @@ impl CheckpointStore for HeldAppend {
         limit: u32,
     ) -> Result<Vec<CheckpointRecord>, StoreError> {
         self.inner.checkpoints_after(position, limit).await
+    }
+}
+
+#[async_trait]
+impl NoticeStore for HeldAppend {
+    async fn notice_preferences(&self, account: Uuid) -> Result<Option<String>, StoreError> {
+        self.inner.notice_preferences(account).await
+    }
+    async fn save_notice_preferences(
+        &self,
+        account: Uuid,
+        preferences: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner
+            .save_notice_preferences(account, preferences, at)
+            .await
+    }
+    async fn record_mail(
+        &self,
+        account: Uuid,
+        at: DateTime<Utc>,
+        forget: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner.record_mail(account, at, forget).await
+    }
+    async fn mails_sent_since(
+        &self,
+        account: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<DateTime<Utc>>, StoreError> {
+        self.inner.mails_sent_since(account, since).await
     }
 }
 

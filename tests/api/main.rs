@@ -27,6 +27,7 @@ mod conventions;
 mod cors;
 mod crash;
 mod deployment;
+mod email;
 mod errors;
 mod example_client;
 mod fixtures;

@@ -718,6 +718,36 @@ async fn games_differing_only_in_a_hidden_lay_push_the_same_notices(h: Hooked) {
     assert_eq!(told[0], told[1]);
 }
 
+async fn pushes_follow_the_accounts_preferences_and_wait_out_its_quiet_hours(h: Hooked) {
+    let (push, ann, bea, anns, _beas) = ann_and_bea_subscribed(&h, 5, 6).await;
+    // The clock reads 09:00 UTC: Ann is quiet until ten, and wants only to hear a game began.
+    let (_, mut chosen) = h.app.get("/v1/me/notice-preferences", Some(&ann)).await;
+    chosen["push"] = json!(["game.started"]);
+    chosen["quiet_hours"] = json!({"from": "08:00", "until": "10:00"});
+    let res = h
+        .app
+        .request(
+            Method::PUT,
+            "/v1/me/notice-preferences",
+            Some(&ann),
+            Some(&chosen),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let id = girl(&h.app, &ann, &bea).await;
+    crate::webhooks::outbox_drained(&h.app.database_url).await;
+    relay_until(&h.service, &push, "/push/bea", 1).await;
+    assert!(push.received_at("/push/ann").is_empty(), "quiet hours");
+    h.clock.advance(Duration::from_secs(3600));
+    relay_until(&h.service, &push, "/push/ann", 1).await;
+    h.service.webhooks().relay().await.unwrap();
+    let pushed = push.received_at("/push/ann");
+    assert_eq!(pushed.len(), 1, "only the notice Ann chose");
+    let notice = anns.open(&pushed[0].body);
+    assert_eq!(notice["type"], "game.started");
+    assert_eq!(notice["game"], json!(id));
+}
+
 macro_rules! pushed_on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
@@ -748,4 +778,5 @@ pushed_on_both_backends!(
     the_end_of_a_game_is_pushed_to_both_players,
     a_seat_held_for_a_player_and_a_matchs_next_deal_are_pushed,
     games_differing_only_in_a_hidden_lay_push_the_same_notices,
+    pushes_follow_the_accounts_preferences_and_wait_out_its_quiet_hours,
 );

@@ -15,7 +15,7 @@ use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use parlour::receipts::Signer;
 use parlour::service::webhooks::WebhookSettings;
 use parlour::service::{ManualClock, Parlour};
-use parlour::startup::{Application, Hooks, Settings};
+use parlour::startup::{Application, EmailConfig, Hooks, Settings};
 use parlour::store;
 use parlour::webhooks::Secret;
 use parlour_domain::playout::instantiate;
@@ -135,6 +135,21 @@ async fn instance_allowing(
     Arc<Parlour>,
     tokio::task::JoinHandle<std::io::Result<()>>,
 ) {
+    instance_mailing(url, clock, relay, allow_private, EmailConfig::default()).await
+}
+
+/// As [`instance_allowing`], mailing as `email` says.
+pub(crate) async fn instance_mailing(
+    url: &str,
+    clock: Arc<ManualClock>,
+    relay: bool,
+    allow_private: bool,
+    email: EmailConfig,
+) -> (
+    TestApp,
+    Arc<Parlour>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
     parlour::telemetry::init_for_tests();
     let settings = Settings {
         rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
@@ -150,6 +165,7 @@ async fn instance_allowing(
             relay,
             ..WebhookSettings::default()
         },
+        email,
         ..Settings::default()
     };
     let store = store::connect_with(url, &settings.db).await.unwrap();
@@ -187,12 +203,17 @@ pub(crate) struct Hooked {
 }
 
 pub(crate) async fn hooked(backend: Backend) -> Hooked {
+    hooked_with(backend, EmailConfig::default()).await
+}
+
+/// As [`hooked`], mailing as `email` says.
+pub(crate) async fn hooked_with(backend: Backend, email: EmailConfig) -> Hooked {
     let (url, guard) = fresh_database(backend).await;
     let start = chrono::DateTime::parse_from_rfc3339("2027-05-01T09:00:00Z")
         .unwrap()
         .with_timezone(&chrono::Utc);
     let clock = Arc::new(ManualClock::at(start));
-    let (app, service, running) = instance(&url, clock.clone(), false).await;
+    let (app, service, running) = instance_mailing(&url, clock.clone(), false, true, email).await;
     Hooked {
         app,
         service,
@@ -805,6 +826,9 @@ async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend)
     let barrier = girl(&app, &ann, &bea).await;
     relay_past(&service, &receiver, &barrier).await;
     outbox_drained(&url).await;
+    // A fan-out done after the barrier was heard wrote messages the relay has not sent yet:
+    // sent now, every message is delivered, and so old enough to purge a month on.
+    service.webhooks().relay().await.unwrap();
     let game: uuid::Uuid = id.parse().unwrap();
     let log = app.all_events(&id, None).await;
     let messages = deliveries(&app, &ann, &hook).await;
@@ -849,7 +873,7 @@ async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend)
 /// Waits until every outbox message is done. A fan-out's messages are written, and may be
 /// relayed, before its outbox row is marked done, so hearing of the barrier game does not mean
 /// that its row is done yet.
-async fn outbox_drained(url: &str) {
+pub(crate) async fn outbox_drained(url: &str) {
     const LEFT: &str = "SELECT COUNT(*) FROM outbox WHERE done_at IS NULL";
     let sqlite = url.starts_with("sqlite");
     let (lite, pg) = if sqlite {

@@ -5,6 +5,7 @@ mod assets;
 pub mod bots;
 pub mod catalog;
 pub mod docs;
+pub mod email;
 pub mod games;
 pub mod health;
 pub mod keys;
@@ -121,6 +122,16 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(push::subscribe)
         .service(push::list)
         .service(push::remove)
+        .service(email::create)
+        .service(email::list)
+        .service(email::change)
+        .service(email::remove)
+        .service(email::get_preferences)
+        .service(email::set_preferences)
+        .service(email::verify_page)
+        .service(email::verify)
+        .service(email::unsubscribe_page)
+        .service(email::unsubscribe)
         .service(keys::keys)
         .service(keys::checkpoints);
 }

@@ -10,7 +10,7 @@ use super::seating::account_text;
 use super::webhooks::{accounts_placed, event_type_of, internal, message_id};
 use super::{Parlour, Result};
 use crate::dto::{MatchStatus, WebhookEventType, WebhookPayload};
-use crate::store::{MessageState, WebhookMessageRecord, WebhookRecord};
+use crate::store::{EndpointKind, MessageState, WebhookMessageRecord, WebhookRecord};
 
 impl Parlour {
     /// The fan-out of one commit's outbox row: for every account the game places, the
@@ -55,6 +55,9 @@ impl Parlour {
             if hooks.is_empty() {
                 continue;
             }
+            // What the account asked to be pushed and mailed, and when (quiet hours, the
+            // daily digest); an app's webhook takes what it subscribed to, at once.
+            let chosen = super::preferences::of(&*self.store, account_id).await?;
             let Some(told) = self
                 .run_notices(game, &account_text(account_id), first, last, &kinds)
                 .await?
@@ -77,6 +80,9 @@ impl Parlour {
                     events.push(WebhookEventType::MatchFinished);
                 }
             }
+            // What a commit asks of the player is told last, so a device that shows one
+            // notice per game (a push's tag) is left showing it, and a mail reads in order.
+            events.sort_by_key(|event| telling_order(*event));
             for event in events {
                 let payload = WebhookPayload {
                     event_type: event,
@@ -92,10 +98,12 @@ impl Parlour {
                     },
                 };
                 let body = serde_json::to_string(&payload).map_err(internal)?;
-                for hook in hooks
-                    .iter()
-                    .filter(|h| h.events.iter().any(|e| e == event.name()))
-                {
+                for hook in hooks.iter().filter(|h| {
+                    h.events.iter().any(|e| e == event.name())
+                        && chosen.wants(h.kind, event)
+                        // Nothing but the verification mail goes to an unverified address.
+                        && (h.kind != EndpointKind::Email || h.verified_at.is_some())
+                }) {
                     messages.push(WebhookMessageRecord {
                         id: message_id(hook.id, game, last, event),
                         seq: 0,
@@ -105,12 +113,26 @@ impl Parlour {
                         created_at: now,
                         state: MessageState::Pending,
                         attempts: 0,
-                        next_attempt: now,
+                        next_attempt: chosen.deliver_at(hook.kind, now),
                     });
                 }
             }
         }
         self.store.enqueue_messages(&messages).await?;
         Ok(messages.len())
+    }
+}
+
+/// Where a notice stands among one commit's: what happened first, what is asked last.
+fn telling_order(event: WebhookEventType) -> u8 {
+    match event {
+        WebhookEventType::InvitationReceived | WebhookEventType::InvitationAccepted => 0,
+        WebhookEventType::GameStarted => 1,
+        WebhookEventType::GameFinished => 2,
+        WebhookEventType::MatchFinished => 3,
+        WebhookEventType::GameTimedOut => 4,
+        WebhookEventType::GameDeadlineNear => 5,
+        WebhookEventType::GameYourTurn => 6,
+        WebhookEventType::WebhookTest => 7,
     }
 }

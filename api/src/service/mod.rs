@@ -150,6 +150,24 @@ pub enum ServiceError {
     /// The caller has no such push subscription.
     #[error("there is no push subscription {0}")]
     PushSubscriptionNotFound(String),
+    /// This server sends no mail.
+    #[error("this server sends no mail: its operator set no --smtp-url")]
+    EmailOff,
+    /// An address cannot be kept like that.
+    #[error("{0}")]
+    BadEmailAddress(String),
+    /// The account holds the address already.
+    #[error("the account holds {0} already")]
+    EmailAddressTaken(String),
+    /// The caller has no such address.
+    #[error("there is no email address {0}")]
+    EmailAddressNotFound(String),
+    /// A mailed link that does nothing (forged, expired, or its address removed).
+    #[error("{0}")]
+    BadEmailLink(String),
+    /// Notice preferences that cannot be kept.
+    #[error("{0}")]
+    BadNoticePreferences(String),
     /// A bot plays the seat: its moves are the bot's until its player takes it back.
     #[error("a bot plays seat {0}: take the seat back from it (DELETE /v1/games/{{id}}/seats/{0}/bot) to move yourself")]
     PlayedByBot(u8),
@@ -223,10 +241,12 @@ mod clocks;
 pub mod commit;
 mod create;
 mod documents;
+pub mod email;
 mod fan_out;
 pub mod housekeeping;
 mod inbox;
 pub mod matches;
+pub mod preferences;
 pub mod push;
 mod read;
 mod revocations;
@@ -244,8 +264,10 @@ pub use accounts::{
 };
 pub use checkpoints::Checkpoints;
 pub use clocks::Sweep;
+pub use email::{EmailAddresses, EmailSettings};
 pub use housekeeping::Housekeeping;
 pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
+pub use preferences::Preferences;
 pub use push::PushSubscriptions;
 pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
@@ -322,6 +344,10 @@ pub struct Parlour {
     revocations: Arc<Revocations>,
     /// The operator's contact, named to push services in every VAPID token.
     push_contact: String,
+    /// The operator's mail server, if it named one (`--smtp-url`).
+    mailer: Option<crate::mail::Mailer>,
+    /// Links in mails, and how many an account may be sent.
+    email_settings: EmailSettings,
 }
 
 /// Decides what durable work must follow a batch of entries once it is committed. The
@@ -531,8 +557,31 @@ impl Parlour {
             self.webhook_settings,
             &self.commits,
             &*self.store,
-            &self.push_contact,
+            webhooks::Channels {
+                push_contact: &self.push_contact,
+                mail: email::MailRelay {
+                    mailer: self.mailer.as_ref(),
+                    settings: &self.email_settings,
+                    notices: &*self.store,
+                },
+            },
         )
+    }
+
+    /// An account's email addresses (their mails are sent by the webhooks' relay).
+    pub fn email_addresses(&self) -> EmailAddresses<'_> {
+        EmailAddresses::new(
+            &*self.store,
+            &self.signer,
+            &*self.clock,
+            self.mailer.as_ref(),
+            &self.commits,
+        )
+    }
+
+    /// What an account is told on which channel, and when.
+    pub fn notice_preferences(&self) -> Preferences<'_> {
+        Preferences::new(&*self.store, &*self.clock)
     }
 
     /// Browsers' push subscriptions (their pushes are sent by the webhooks' relay).
@@ -578,7 +627,21 @@ impl Parlour {
             bot_pace: bots::DEFAULT_BOT_PACE,
             revocations: Arc::new(Revocations::default()),
             push_contact: DEFAULT_PUSH_CONTACT.to_string(),
+            mailer: None,
+            email_settings: EmailSettings::default(),
         }
+    }
+
+    /// The same service mailing through `mailer` (none: no mail at all), with links and
+    /// limits so.
+    pub fn with_email(
+        mut self,
+        mailer: Option<crate::mail::Mailer>,
+        settings: EmailSettings,
+    ) -> Self {
+        self.mailer = mailer;
+        self.email_settings = settings;
+        self
     }
 
     /// The same service naming `contact` to push services in its VAPID tokens.

@@ -126,6 +126,7 @@ impl<'a> PushSubscriptions<'a> {
             previous_secret: None,
             failing_since: None,
             created_at: self.clock.recorded_now(),
+            verified_at: None,
         };
         self.store.create_webhook(&record).await?;
         Ok(subscription_dto(&record))
@@ -157,13 +158,7 @@ impl<'a> PushSubscriptions<'a> {
 
     /// The caller's subscriptions, oldest first.
     async fn mine(&self, caller: &AccountCaller) -> Result<Vec<WebhookRecord>> {
-        Ok(self
-            .store
-            .webhooks_of(caller.account.id)
-            .await?
-            .into_iter()
-            .filter(|record| record.kind == EndpointKind::Push)
-            .collect())
+        super::webhooks::endpoints_of(self.store, caller, EndpointKind::Push).await
     }
 }
 

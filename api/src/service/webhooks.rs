@@ -252,7 +252,7 @@ fn attempt_dto(attempt: AttemptRecord) -> DeliveryAttempt {
 /// The delay before retry `attempts` (1 after the first failure), with up to a tenth more
 /// at random so that endpoints failing together are not retried together; `None` once the
 /// schedule is spent.
-fn retry_delay(attempts: u32) -> Option<Duration> {
+pub(super) fn retry_delay(attempts: u32) -> Option<Duration> {
     let index = usize::try_from(attempts.checked_sub(1)?).ok()?;
     let delay = *RETRY_SCHEDULE.get(index)?;
     let mut byte = [0u8; 1];
@@ -263,7 +263,7 @@ fn retry_delay(attempts: u32) -> Option<Duration> {
     Some(delay + jitter)
 }
 
-fn after(at: DateTime<Utc>, delay: Duration) -> DateTime<Utc> {
+pub(super) fn after(at: DateTime<Utc>, delay: Duration) -> DateTime<Utc> {
     at + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::MAX)
 }
 
@@ -289,8 +289,16 @@ pub struct Webhooks<'a> {
     commits: &'a CommitSignal,
     /// Whether a push subscription's device token is still live.
     tokens: &'a dyn AccountStore,
+    /// How a push subscription's and an address's messages are sent.
+    channels: Channels<'a>,
+}
+
+/// What the relay needs beyond webhooks: for pushes and mail.
+pub(super) struct Channels<'a> {
     /// The operator's contact, named in every VAPID token (RFC 8292 `sub`).
-    push_contact: &'a str,
+    pub push_contact: &'a str,
+    /// How an email address's messages are mailed.
+    pub mail: super::email::MailRelay<'a>,
 }
 
 impl<'a> Webhooks<'a> {
@@ -302,7 +310,7 @@ impl<'a> Webhooks<'a> {
         settings: WebhookSettings,
         commits: &'a CommitSignal,
         tokens: &'a dyn AccountStore,
-        push_contact: &'a str,
+        channels: Channels<'a>,
     ) -> Self {
         Webhooks {
             store,
@@ -311,7 +319,7 @@ impl<'a> Webhooks<'a> {
             settings,
             commits,
             tokens,
-            push_contact,
+            channels,
         }
     }
 
@@ -336,15 +344,10 @@ impl<'a> Webhooks<'a> {
         }
     }
 
-    /// The caller's webhooks (not its browsers' push subscriptions), oldest first.
+    /// The caller's webhooks (not its browsers' push subscriptions nor its addresses),
+    /// oldest first.
     async fn own_webhooks(&self, caller: &AccountCaller) -> Result<Vec<WebhookRecord>> {
-        Ok(self
-            .store
-            .webhooks_of(caller.account.id)
-            .await?
-            .into_iter()
-            .filter(|w| w.kind == EndpointKind::Webhook)
-            .collect())
+        endpoints_of(self.store, caller, EndpointKind::Webhook).await
     }
 
     /// Checks a destination now: its form, and that it resolves to addresses it may be sent to.
@@ -390,6 +393,7 @@ impl<'a> Webhooks<'a> {
             previous_secret: None,
             failing_since: None,
             created_at: self.now(),
+            verified_at: None,
         };
         self.store.create_webhook(&record).await?;
         Ok(WebhookWithSecret {
@@ -668,6 +672,14 @@ impl<'a> Webhooks<'a> {
                 }
                 None
             }
+            EndpointKind::Email => {
+                let now = self.now();
+                return self
+                    .channels
+                    .mail
+                    .deliver(self.store, self.signer, &hook, messages, now)
+                    .await;
+            }
         };
         let mut made = 0;
         for message in messages {
@@ -701,6 +713,7 @@ impl<'a> Webhooks<'a> {
             let gone = match hook.kind {
                 EndpointKind::Webhook => sent.status == Some(410),
                 EndpointKind::Push => matches!(sent.status, Some(404 | 410)),
+                EndpointKind::Email => false,
             };
             let (state, next) = if delivered {
                 (MessageState::Delivered, now)
@@ -797,7 +810,7 @@ impl<'a> Webhooks<'a> {
     ) -> std::result::Result<Sent, String> {
         let sealed = push::sealed_notice(
             self.signer,
-            self.push_contact,
+            self.channels.push_contact,
             subscription,
             &message.event_type,
             &message.payload,
@@ -903,6 +916,20 @@ fn describe_error(error: &reqwest::Error) -> String {
     } else {
         error.to_string()
     }
+}
+
+/// The caller's endpoints of `kind`, oldest first.
+pub(super) async fn endpoints_of(
+    store: &dyn WebhookStore,
+    caller: &AccountCaller,
+    kind: EndpointKind,
+) -> Result<Vec<WebhookRecord>> {
+    Ok(store
+        .webhooks_of(caller.account.id)
+        .await?
+        .into_iter()
+        .filter(|record| record.kind == kind)
+        .collect())
 }
 
 pub(super) fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ServiceError {

@@ -16,6 +16,7 @@ mod checkpoints;
 mod deadline;
 mod housekeeping;
 mod matches;
+mod notices;
 mod postgres;
 mod rows;
 mod snapshots;
@@ -34,6 +35,7 @@ pub use checkpoints::{CheckpointRecord, CheckpointStore};
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
 pub use matches::{MatchRow, MatchStore};
+pub use notices::NoticeStore;
 pub use postgres::PostgresStore;
 pub use snapshots::{SnapshotRecord, SnapshotStore};
 pub use sqlite::SqliteStore;
@@ -614,6 +616,7 @@ pub trait EventStore:
     + MatchStore
     + SnapshotStore
     + CheckpointStore
+    + NoticeStore
 {
 }
 
@@ -630,6 +633,7 @@ impl<
             + MatchStore
             + SnapshotStore
             + CheckpointStore
+            + NoticeStore
             + ?Sized,
     > EventStore for T
 {

@@ -16,6 +16,8 @@ pub enum EndpointKind {
     Webhook,
     /// A browser's push subscription, sent sealed notices through its push service (Web Push).
     Push,
+    /// An email address (`url` is `mailto:<address>`), sent mails by SMTP once verified.
+    Email,
 }
 
 impl EndpointKind {
@@ -23,6 +25,7 @@ impl EndpointKind {
         match self {
             EndpointKind::Webhook => "webhook",
             EndpointKind::Push => "push",
+            EndpointKind::Email => "email",
         }
     }
 
@@ -30,6 +33,7 @@ impl EndpointKind {
         match text {
             "webhook" => Ok(EndpointKind::Webhook),
             "push" => Ok(EndpointKind::Push),
+            "email" => Ok(EndpointKind::Email),
             other => Err(StoreError::Corrupt(format!("endpoint kind {other:?}"))),
         }
     }
@@ -65,6 +69,9 @@ pub struct WebhookRecord {
     pub failing_since: Option<DateTime<Utc>>,
     /// When it was registered.
     pub created_at: DateTime<Utc>,
+    /// For an email address, when its owner followed the verification link: nothing but
+    /// that link is mailed to it before.
+    pub verified_at: Option<DateTime<Utc>>,
 }
 
 /// Where a message stands.
@@ -189,11 +196,12 @@ pub trait WebhookStore: Send + Sync {
 
 const WEBHOOK_COLUMNS: &str = "id, account_id, url, description, events, enabled, \
      disabled_reason, secret, previous_secret, previous_until, failing_since, created_at, kind, \
-     CAST(token_id AS TEXT) AS token_id";
+     CAST(token_id AS TEXT) AS token_id, verified_at";
 
 const INSERT_WEBHOOK: &str = "INSERT INTO webhooks (id, account_id, url, description, events, \
      enabled, disabled_reason, secret, previous_secret, previous_until, failing_since, created_at, \
-     kind, token_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+     kind, token_id, verified_at) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
 
 /// A push subscription made again (the same browser, perhaps signed in to another account):
 /// the new one replaces the old, its queue and its log.
@@ -201,7 +209,7 @@ const DELETE_PUSH_ENDPOINT: &str = "DELETE FROM webhooks WHERE kind = 'push' AND
 
 const SAVE_WEBHOOK: &str = "UPDATE webhooks SET url = $2, description = $3, events = $4, \
      enabled = $5, disabled_reason = $6, secret = $7, previous_secret = $8, previous_until = $9, \
-     failing_since = $10 WHERE id = $1";
+     failing_since = $10, verified_at = $11 WHERE id = $1";
 
 const DELETE_WEBHOOK: &str = "DELETE FROM webhooks WHERE id = $1";
 
@@ -270,6 +278,7 @@ fn webhook_from_row(row: &impl Columns, enabled: bool) -> Result<WebhookRecord, 
         previous_secret,
         failing_since,
         created_at: row.time("created_at")?,
+        verified_at: row.maybe_time("verified_at")?,
     })
 }
 
@@ -335,6 +344,7 @@ impl WebhookStore for SqliteStore {
             .bind(time_text(&w.created_at))
             .bind(w.kind.text())
             .bind(w.token.map(|t| t.to_string()))
+            .bind(w.verified_at.as_ref().map(time_text))
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -380,6 +390,7 @@ impl WebhookStore for SqliteStore {
                     .map(|(_, until)| time_text(until)),
             )
             .bind(w.failing_since.as_ref().map(time_text))
+            .bind(w.verified_at.as_ref().map(time_text))
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() == 1)
@@ -543,6 +554,7 @@ impl WebhookStore for PostgresStore {
             .bind(w.created_at)
             .bind(w.kind.text())
             .bind(w.token)
+            .bind(w.verified_at)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -584,6 +596,7 @@ impl WebhookStore for PostgresStore {
             .bind(w.previous_secret.as_ref().map(|(s, _)| s.clone()))
             .bind(w.previous_secret.as_ref().map(|(_, until)| *until))
             .bind(w.failing_since)
+            .bind(w.verified_at)
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() == 1)
