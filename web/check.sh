@@ -4,7 +4,9 @@
 # web/dist, which the binary embeds; then drives the real server with Debian's headless
 # Chromium through playwright-core: whole games played by two browsers, asks, the Crown,
 # GOOGLY's scorecard, the replay, nothing hidden in another seat's page, and notices pushed to
-# the service worker by way of a loopback push service (hence PARLOUR_WEBHOOKS_ALLOW_PRIVATE).
+# the service worker by way of a loopback push service (hence PARLOUR_WEBHOOKS_ALLOW_PRIVATE),
+# and email addresses confirmed through the mail the server sends to a sink (tests/smtp-sink.mjs,
+# started here: PARLOUR_SMTP_URL points at it, and the tests read its mails at SMTP_SINK).
 #
 #   bash web/check.sh [path/to/parlour]
 #
@@ -47,10 +49,27 @@ if ! git -C "$root" diff --quiet -- web/dist || [ -n "$(git -C "$root" ls-files 
 fi
 
 echo "-- browser tests against a live server"
+# The mail sink first, on free ports it prints: SMTP for the server, HTTP for the tests.
+sink_ports="$(mktemp)"
+node tests/smtp-sink.mjs >"$sink_ports" &
+sink=$!
+trap 'kill "$sink" 2>/dev/null || true; rm -f "$sink_ports"' EXIT
+for _ in $(seq 1 50); do
+    grep -q '^http ' "$sink_ports" && break
+    sleep 0.1
+done
+smtp_port="$(sed -n 's/^smtp //p' "$sink_ports")"
+sink_http="$(sed -n 's/^http //p' "$sink_ports")"
+if [ -z "$smtp_port" ] || [ -z "$sink_http" ]; then
+    echo "the SMTP sink did not start" >&2
+    exit 1
+fi
 # shellcheck source=../tools/live-server.sh
 source "$root/tools/live-server.sh"
-live_server "$binary" PARLOUR_BOT_PACE_MS=50 PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1
-if ! PARLOUR_URL="http://127.0.0.1:$port" npm test --silent; then
+live_server "$binary" PARLOUR_BOT_PACE_MS=50 PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1 PARLOUR_SMTP_URL="smtp://127.0.0.1:$smtp_port"
+# live_server's trap (stop the server, remove its folder) replaced the sink's: one for both.
+trap 'kill "$server" "$sink" 2>/dev/null || true; wait "$server" "$sink" 2>/dev/null || true; rm -rf "$work" "$sink_ports"' EXIT
+if ! PARLOUR_URL="http://127.0.0.1:$port" SMTP_SINK="http://127.0.0.1:$sink_http" npm test --silent; then
     echo "the browser tests failed (screenshots in web/test-results/); the server's log:" >&2
     tail -n 50 "$work/server.log" >&2
     exit 1

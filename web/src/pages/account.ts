@@ -1,7 +1,8 @@
 /** The account: its devices (tokens) with revoke, a one-time code to sign in another device,
- * notifications on this device, vacation, and signing out. */
+ * notifications on this device, email addresses, what it is told on which channel, vacation,
+ * and signing out. */
 
-import { api, ok } from "../api";
+import { api, ok, type Schemas } from "../api";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
@@ -16,9 +17,11 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   const main = frame(root, "Account", h("h1", null, "Account"));
   const devices = h("section", { "aria-labelledby": "devices" });
   const told = h("section", { "aria-labelledby": "notifications" });
+  const mail = h("section", { "aria-labelledby": "email" });
+  const choices = h("section", { "aria-labelledby": "told-what" });
   const away = h("section", { "aria-labelledby": "vacation" });
   const status = h("div", { "aria-live": "polite" });
-  main.append(status, devices, told, away);
+  main.append(status, devices, told, mail, choices, away);
 
   const showDevices = async () => {
     const me = await ok(api.GET("/v1/me"));
@@ -117,8 +120,209 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   };
 
   try {
-    await Promise.all([showDevices(), showNotifications(), showVacation()]);
+    await Promise.all([showDevices(), showNotifications(), showEmail(mail), showPreferences(choices), showVacation()]);
   } catch (error) {
     status.append(errorBox(error));
   }
+}
+
+type EmailAddress = Schemas["EmailAddress"];
+type Preferences = Schemas["NoticePreferences"];
+type EventType = Schemas["WebhookEventType"];
+/** Shows the email section afresh, saying `done` under it. */
+type Refresh = (done?: string) => Promise<void>;
+
+/** The account's email addresses: each with whether it is confirmed and told, and the way to
+ * add one, with `said` (what was just done) under them. A server with no mail server set keeps
+ * no addresses, so it only says so. */
+async function showEmail(section: HTMLElement, said?: string): Promise<void> {
+  const list = await ok(api.GET("/v1/me/email-addresses"));
+  const status = h("div", { "aria-live": "polite" }, said ? h("p", { class: "notice" }, said) : null);
+  const refresh = (done?: string) => showEmail(section, done);
+  if (!list.email_enabled) {
+    replace(section, h("h2", { id: "email" }, "Email"), h("p", null, "This server sends no email, so it cannot tell you of your games by email."));
+    return;
+  }
+  replace(
+    section,
+    h("h2", { id: "email" }, "Email"),
+    list.addresses.length > 0
+      ? h("ul", { class: "addresses" }, list.addresses.map((address) => addressRow(address, status, refresh)))
+      : h("p", { class: "quiet" }, "No address yet: add one to be told of your games by email."),
+    addForm(status, refresh),
+    status,
+  );
+}
+
+/** One address: confirmed or not, told or not (with the button to change that), and Remove. */
+function addressRow(address: EmailAddress, status: HTMLElement, refresh: Refresh): HTMLElement {
+  const path = { params: { path: { id: address.id } } };
+  const toggle = h("button", { type: "button", class: "secondary" }, address.notices ? "Stop notices" : "Start notices");
+  toggle.addEventListener("click", () =>
+    void busy(toggle, status, async () => {
+      await ok(api.PATCH("/v1/me/email-addresses/{id}", { ...path, body: { notices: !address.notices } }));
+      await refresh();
+    }),
+  );
+  const remove = h("button", { type: "button", class: "danger" }, "Remove");
+  remove.addEventListener("click", () =>
+    void busy(remove, status, async () => {
+      await ok(api.DELETE("/v1/me/email-addresses/{id}", path));
+      await refresh();
+    }),
+  );
+  return h(
+    "li",
+    { "data-address": address.address, "data-verified": String(address.verified), "data-notices": String(address.notices) },
+    h("strong", { class: "address" }, address.address),
+    h("span", { class: address.verified ? "badge" : "badge reminded" }, address.verified ? "confirmed" : "waiting for you to confirm"),
+    h("span", { class: "quiet" }, address.notices ? "notices on" : "notices off"),
+    address.stopped_reason ? h("span", { class: "quiet stopped" }, `(${address.stopped_reason})`) : null,
+    h("span", { class: "address-actions" }, toggle, remove),
+  );
+}
+
+/** The field and button that add an address; the server mails it a link to confirm. */
+function addForm(status: HTMLElement, refresh: Refresh): HTMLElement {
+  const input = h("input", { id: "new-address", type: "email", autocomplete: "email", required: true });
+  const add = h("button", { type: "submit" }, "Add address");
+  const form = h("form", { class: "add-address" }, h("label", { for: "new-address" }, "Email address"), h("div", { class: "inline" }, input, add));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(add, status, async () => {
+      const added = await ok(api.POST("/v1/me/email-addresses", { body: { address: input.value.trim() } }));
+      await refresh(`We sent a link to ${added.address}: open it to confirm.`);
+    });
+  });
+  return form;
+}
+
+/** The notices a person may choose to be told of, in the words the page uses. */
+const NOTICES: [EventType, string][] = [
+  ["game.your_turn", "Your move"],
+  ["game.deadline_near", "Time running out"],
+  ["game.timed_out", "Timed out"],
+  ["invitation.received", "A seat held for you"],
+  ["invitation.accepted", "A seat of yours taken"],
+  ["game.started", "A game begins"],
+  ["game.finished", "A game ends"],
+  ["match.finished", "A match ends"],
+];
+
+const CHANNELS = [
+  ["push", "Pushed to your browsers", "pushed"],
+  ["email", "By email", "by email"],
+] as const;
+
+/** What the account is told on which channel, and when: a grid of checkboxes, quiet hours,
+ * the daily digest and the time zone those are reckoned in. Save sends the whole document. */
+async function showPreferences(section: HTMLElement): Promise<void> {
+  renderPreferences(section, await ok(api.GET("/v1/me/notice-preferences")));
+}
+
+/** The form for `kept`, with `said` (the word that it was saved) under its button. */
+function renderPreferences(section: HTMLElement, kept: Preferences, said?: string): void {
+  const status = h("div", { "aria-live": "polite" }, said ? h("p", { class: "notice" }, said) : null);
+  const grid = noticeGrid(kept);
+  const quiet = quietHours(kept.quiet_hours ?? null);
+  const digest = digestFields(kept);
+  const zone = timeZoneField(kept.time_zone);
+  const save = h("button", { type: "submit" }, "Save");
+  const form = h("form", { class: "preferences" }, grid.element, quiet.element, digest.element, zone.element, save, status);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(save, status, async () => {
+      const body: Preferences = { ...grid.read(), quiet_hours: quiet.read(), ...digest.read(), time_zone: zone.read() };
+      const saved = await ok(api.PUT("/v1/me/notice-preferences", { body }));
+      renderPreferences(section, saved, "Saved.");
+    });
+  });
+  replace(
+    section,
+    h("h2", { id: "told-what" }, "What you are told"),
+    h("p", { class: "quiet" }, "Browsers are told only once you turn on notifications there; email goes only to confirmed addresses."),
+    form,
+  );
+}
+
+/** A field of the preferences form: its nodes and how to read what it holds. */
+interface Field<T> {
+  element: HTMLElement;
+  read: () => T;
+}
+
+/** The notices by channel, as a table of checkboxes each named by its notice and channel. */
+function noticeGrid(kept: Preferences): Field<{ push: EventType[]; email: EventType[] }> {
+  const boxes = CHANNELS.map(([channel, , said]) =>
+    NOTICES.map(([type, name]) => h("input", { type: "checkbox", "aria-label": `${name}, ${said}`, checked: kept[channel].includes(type), "data-type": type })),
+  );
+  const table = h(
+    "table",
+    { class: "notice-grid" },
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, "Notice"), CHANNELS.map(([, heading]) => h("th", { scope: "col" }, heading)))),
+    h(
+      "tbody",
+      null,
+      NOTICES.map(([, name], row) => h("tr", null, h("th", { scope: "row" }, name), boxes.map((column) => h("td", null, column[row])))),
+    ),
+  );
+  const chosen = (column: HTMLInputElement[]) => NOTICES.filter((_, row) => column[row]?.checked).map(([type]) => type);
+  return { element: table, read: () => ({ push: chosen(boxes[0] ?? []), email: chosen(boxes[1] ?? []) }) };
+}
+
+/** Quiet hours: a checkbox, and the span it keeps quiet (22:00 to 07:00 until one is chosen). */
+function quietHours(kept: Schemas["QuietHours"] | null): Field<Schemas["QuietHours"] | null> {
+  const on = h("input", { id: "quiet-on", type: "checkbox", checked: kept !== null });
+  const from = h("input", { id: "quiet-from", type: "time", value: kept?.from ?? "22:00", required: true });
+  const until = h("input", { id: "quiet-until", type: "time", value: kept?.until ?? "07:00", required: true });
+  const follow = () => {
+    from.disabled = !on.checked;
+    until.disabled = !on.checked;
+  };
+  on.addEventListener("change", follow);
+  follow();
+  const element = h(
+    "div",
+    { class: "quiet-hours" },
+    h("label", { class: "check" }, on, " Quiet hours"),
+    h("p", { class: "quiet hint" }, "Nothing is pushed or mailed between these times; what happened is told when they end."),
+    h(
+      "div",
+      { class: "inline" },
+      // Each label stays with its field when a phone wraps the line.
+      h("span", { class: "inline" }, h("label", { for: "quiet-from" }, "From"), from),
+      h("span", { class: "inline" }, h("label", { for: "quiet-until" }, "Until"), until),
+    ),
+  );
+  return { element, read: () => (on.checked ? { from: from.value, until: until.value } : null) };
+}
+
+/** The daily digest: one email a day, at a chosen hour, instead of one for each notice. */
+function digestFields(kept: Preferences): Field<{ email_digest: boolean; digest_hour: number }> {
+  const on = h("input", { id: "digest-on", type: "checkbox", checked: kept.email_digest });
+  const hours = Array.from({ length: 24 }, (_, hour) => h("option", { value: hour, selected: hour === kept.digest_hour }, `${String(hour).padStart(2, "0")}:00`));
+  const hour = h("select", { id: "digest-hour" }, hours);
+  const element = h(
+    "div",
+    { class: "digest" },
+    h("label", { class: "check" }, on, " One email a day instead"),
+    h("div", { class: "inline" }, h("label", { for: "digest-hour" }, "Sent at"), hour),
+  );
+  return { element, read: () => ({ email_digest: on.checked, digest_hour: Number(hour.value) }) };
+}
+
+/** The time zone quiet hours and the digest are reckoned in, with a button that fills in
+ * this device's: the server cannot know it, and starts every account at UTC. */
+function timeZoneField(kept: string): Field<string> {
+  const here = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const input = h("input", { id: "time-zone", type: "text", value: kept, autocomplete: "off", spellcheck: "false", required: true });
+  const use = h("button", { type: "button", class: "secondary" }, "Use this device’s time zone");
+  use.addEventListener("click", () => (input.value = here));
+  const element = h(
+    "div",
+    { class: "time-zone" },
+    h("label", { for: "time-zone" }, "Time zone"),
+    h("div", { class: "inline" }, input, here && here !== kept ? use : null),
+  );
+  return { element, read: () => input.value.trim() };
 }
