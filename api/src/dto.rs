@@ -1684,6 +1684,7 @@ pub struct NoticePreferences {
     pub email_digest: bool,
     /// The local hour (0-23) of the daily digest.
     #[schema(minimum = 0, maximum = 23)]
+    #[serde(deserialize_with = "whole_number")]
     pub digest_hour: u8,
     /// When nothing is pushed or mailed; `null` for never.
     pub quiet_hours: Option<QuietHours>,

@@ -132,7 +132,7 @@ problems! {
     /// The account holds the address already.
     EmailAddressExists => "email-address-exists", CONFLICT, "The account holds that address already";
     /// A mailed link that does nothing.
-    InvalidEmailLink => "invalid-email-link", BAD_REQUEST, "The link does nothing";
+    InvalidEmailLink => "invalid-email-link", UNPROCESSABLE_ENTITY, "The link does nothing";
     /// Notice preferences that cannot be kept.
     InvalidNoticePreferences => "invalid-notice-preferences", UNPROCESSABLE_ENTITY, "The notice preferences cannot be kept";
     /// The database does not answer.

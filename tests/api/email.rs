@@ -702,7 +702,7 @@ async fn bad_addresses_links_and_preferences_are_refused_and_change_nothing(back
         for path in ["verify", "unsubscribe"] {
             assert_problem(
                 post_link(&format!("{base}/v1/email/{path}?token={token}")).await,
-                StatusCode::BAD_REQUEST,
+                StatusCode::UNPROCESSABLE_ENTITY,
                 "invalid-email-link",
             )
             .await;
@@ -715,7 +715,7 @@ async fn bad_addresses_links_and_preferences_are_refused_and_change_nothing(back
         .replace("/verify?", "/unsubscribe?");
     assert_problem(
         post_link(&link).await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::UNPROCESSABLE_ENTITY,
         "invalid-email-link",
     )
     .await;
@@ -724,7 +724,7 @@ async fn bad_addresses_links_and_preferences_are_refused_and_change_nothing(back
     h.clock.advance(Duration::from_secs(25 * 3600));
     let body = assert_problem(
         post_link(&mails[0].link("http://")).await,
-        StatusCode::BAD_REQUEST,
+        StatusCode::UNPROCESSABLE_ENTITY,
         "invalid-email-link",
     )
     .await;

@@ -214,7 +214,7 @@ pub async fn verify_page(query: web::Query<LinkQuery>) -> HttpResponse {
     params(LinkQuery),
     responses(
         (status = 200, body = EmailAddress, description = "Verified"),
-        (status = 400, description = "A token this server did not mail, expired, or for an address removed since (`invalid-email-link`)", content_type = PROBLEM),
+        (status = 422, description = "A token this server did not mail, expired, or for an address removed since (`invalid-email-link`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[post("/v1/email/verify")]
@@ -264,7 +264,7 @@ pub async fn unsubscribe_page(query: web::Query<LinkQuery>) -> HttpResponse {
     params(LinkQuery),
     responses(
         (status = 200, body = EmailAddress, description = "Unsubscribed"),
-        (status = 400, description = "A token this server did not mail, or for an address removed since (`invalid-email-link`)", content_type = PROBLEM),
+        (status = 422, description = "A token this server did not mail, or for an address removed since (`invalid-email-link`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[post("/v1/email/unsubscribe")]
