@@ -19,6 +19,7 @@ use crate::dto::{
     EmailAddress, EmailAddressChange, EmailAddressList, NewEmailAddress, NoticePreferences,
 };
 use crate::error::ApiError;
+use crate::service::email::escape;
 use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
@@ -343,12 +344,4 @@ fn page(title: &str, text: &str, form: Option<(&str, &str, &str)>) -> HttpRespon
             "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         ))
         .body(body)
-}
-
-/// `text` made safe in HTML.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

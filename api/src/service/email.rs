@@ -635,7 +635,7 @@ fn notices_mail(
 }
 
 /// `text` made safe inside HTML text and attribute values.
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
