@@ -1293,6 +1293,26 @@ pub struct AccountToken {
     pub created_at: DateTime<Utc>,
     /// Whether it is the token this request was sent with.
     pub current: bool,
+    /// How it was made: with the account (`account`), minted by a signed-in device
+    /// (`token`), with a sign-in code (`code`) or a passkey (`passkey`). Absent for tokens
+    /// made before Parlour recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "passkey")]
+    pub signed_in_with: Option<SignedInWith>,
+}
+
+/// How an account token was made: each is a sign-in of a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SignedInWith {
+    /// Made with the account.
+    Account,
+    /// Minted by a device signed in already.
+    Token,
+    /// A one-time sign-in code from a signed-in device.
+    Code,
+    /// One of the account's passkeys.
+    Passkey,
 }
 
 /// A token just minted, with its secret: shown only in this answer, stored only as a hash.
@@ -1382,6 +1402,89 @@ pub struct SignIn {
         pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
     )]
     pub token_name: String,
+}
+
+/// `POST /v1/me/passkey-registrations`, `POST /v1/accounts/passkey-challenges`: a WebAuthn
+/// ceremony begun. Hand `public_key` to the browser
+/// (`navigator.credentials.create({publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(public_key)})`,
+/// or `parseRequestOptionsFromJSON` and `get` to sign in), then send what it gives back with
+/// `ceremony`, before `expires_at`. A ceremony is finished once: a failed answer needs a new one.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PasskeyChallenge {
+    /// The ceremony's id: send it back with the browser's answer.
+    pub ceremony: Uuid,
+    /// The options for the browser, in the WebAuthn JSON form (binary fields base64url):
+    /// `PublicKeyCredentialCreationOptionsJSON` to register, `…RequestOptionsJSON` to sign in.
+    #[schema(value_type = Object)]
+    pub public_key: Value,
+    /// Until when the ceremony can be finished.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// `POST /v1/me/passkeys`: the browser's answer to a registration ceremony.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPasskey {
+    /// The ceremony `POST /v1/me/passkey-registrations` began.
+    pub ceremony: Uuid,
+    /// A name to know the passkey by (the device or password manager holding it), by the
+    /// rules of a player's name.
+    #[schema(
+        example = "phone",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$"
+    )]
+    pub name: String,
+    /// The new credential as the browser gives it: `PublicKeyCredential.toJSON()` (`id`,
+    /// `rawId`, `type`, `response.clientDataJSON`, `response.attestationObject`, ...).
+    #[schema(value_type = Object)]
+    pub credential: Value,
+}
+
+/// One of an account's passkeys.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Passkey {
+    /// Its id: `DELETE /v1/me/passkeys/{passkey_id}` removes it.
+    pub id: Uuid,
+    /// The name it was given.
+    pub name: String,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+    /// When it last signed a device in; absent if it never has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+/// `GET /v1/me/passkeys`: the account's passkeys.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PasskeyList {
+    /// Oldest first.
+    pub passkeys: Vec<Passkey>,
+    /// Whether this server takes passkeys (its public URL names a host a browser will make
+    /// passkeys for: a domain name, or the loopback address as `localhost`).
+    pub passkeys_enabled: bool,
+}
+
+/// `POST /v1/accounts/passkey-sign-in`: a new device signs in with a passkey.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasskeySignIn {
+    /// The ceremony `POST /v1/accounts/passkey-challenges` began.
+    pub ceremony: Uuid,
+    /// The new token's name (this device), by the rules of a player's name.
+    #[schema(
+        example = "laptop",
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$"
+    )]
+    pub token_name: String,
+    /// The assertion as the browser gives it: `PublicKeyCredential.toJSON()` (`id`, `rawId`,
+    /// `type`, `response.clientDataJSON`, `response.authenticatorData`,
+    /// `response.signature`, `response.userHandle`).
+    #[schema(value_type = Object)]
+    pub credential: Value,
 }
 
 /// What a webhook can be told of. Each message is about one of the registering account's

@@ -133,6 +133,12 @@ problems! {
     EmailAddressExists => "email-address-exists", CONFLICT, "The account holds that address already";
     /// A mailed link that does nothing.
     InvalidEmailLink => "invalid-email-link", UNPROCESSABLE_ENTITY, "The link does nothing";
+    /// This server takes no passkeys.
+    PasskeysOff => "passkeys-off", UNPROCESSABLE_ENTITY, "This server takes no passkeys";
+    /// A passkey, or an answer to a passkey ceremony, that cannot be kept.
+    InvalidPasskey => "invalid-passkey", UNPROCESSABLE_ENTITY, "The passkey cannot be kept";
+    /// The passkey is registered already.
+    PasskeyExists => "passkey-exists", CONFLICT, "The passkey is registered already";
     /// Notice preferences that cannot be kept.
     InvalidNoticePreferences => "invalid-notice-preferences", UNPROCESSABLE_ENTITY, "The notice preferences cannot be kept";
     /// The database does not answer.
@@ -386,6 +392,23 @@ pub fn description(problem: Problem) -> &'static str {
             "The token is not one this server mailed, its link has expired (a verification \
              link works for 24 hours), or its address was removed since (`detail` says \
              which). Nothing was changed."
+        }
+        Problem::PasskeysOff => {
+            "Browsers make passkeys only for a server reached by a domain name (or the loopback \
+             address as `localhost`), and this server's public URL (`--public-url`) names \
+             another IP address. Nothing was changed; sign-in codes still work."
+        }
+        Problem::InvalidPasskey => {
+            "The registration cannot be finished: the ceremony is unknown, was finished \
+             already, has expired (a ceremony lasts five minutes) or is another account's; the \
+             credential is not what a browser's `PublicKeyCredential.toJSON()` gives; the \
+             browser's answer does not hold (another origin, another challenge, no user \
+             verification); or the account holds as many passkeys as it may (`detail` says \
+             which). Nothing was changed: begin another registration."
+        }
+        Problem::PasskeyExists => {
+            "The authenticator's credential is registered already, to this account or \
+             another. Nothing was changed."
         }
         Problem::InvalidNoticePreferences => {
             "The preferences name a notice a person is not sent, a time zone that is not an \
@@ -686,6 +709,10 @@ impl From<ServiceError> for ApiError {
             }
             ServiceError::EmailAddressNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::BadEmailLink(_) => ApiError::new(Problem::InvalidEmailLink, detail),
+            ServiceError::PasskeysOff(_) => ApiError::new(Problem::PasskeysOff, detail),
+            ServiceError::BadPasskey(_) => ApiError::new(Problem::InvalidPasskey, detail),
+            ServiceError::PasskeyExists => ApiError::new(Problem::PasskeyExists, detail),
+            ServiceError::PasskeyNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::BadNoticePreferences(_) => {
                 ApiError::new(Problem::InvalidNoticePreferences, detail)
             }

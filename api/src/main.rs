@@ -73,6 +73,10 @@ struct Cli {
     /// Requests a minute one client address (an IPv6 /64) may send; 0: no limit.
     #[arg(long, env = "PARLOUR_RATE_LIMIT_PER_CLIENT", default_value_t = rate_limit::DEFAULT_PER_CLIENT)]
     rate_limit_per_client: u32,
+    /// Sign-in attempts a minute one client address may make (a sign-in code redeemed, a
+    /// passkey ceremony begun or finished), besides its requests; 0: no limit beyond those.
+    #[arg(long, env = "PARLOUR_SIGN_INS_PER_MINUTE", default_value_t = rate_limit::DEFAULT_SIGN_INS_PER_CLIENT)]
+    sign_ins_per_minute: u32,
     /// No rate limits at all (benchmarks).
     #[arg(long, env = "PARLOUR_NO_RATE_LIMIT", value_parser = BoolishValueParser::new())]
     no_rate_limit: bool,
@@ -201,6 +205,7 @@ impl Cli {
             RateLimitSettings {
                 per_token: Quota::per_minute(self.rate_limit_per_token),
                 per_client: Quota::per_minute(self.rate_limit_per_client),
+                sign_ins: Quota::per_minute(self.sign_ins_per_minute),
                 trusted_proxies: self.trusted_proxies.clone(),
                 ..RateLimitSettings::default()
             }

@@ -225,7 +225,7 @@ game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game s
 are of in `game`, the discriminator.\n\n\
 What changed in each version, and how a change that could break an app is announced (never \
 within `/v1/`), is in `docs/changelog.md`.",
-        version = "1.3.0",
+        version = "1.4.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(

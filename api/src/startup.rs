@@ -22,8 +22,8 @@ use crate::mail::{MailSetupError, Mailer};
 use crate::receipts::{KeyError, Signer};
 use crate::routes;
 use crate::service::webhooks::{WebhookCommits, WebhookSettings};
-use crate::service::EmailSettings;
 use crate::service::{AfterCommit, Clock, Parlour};
+use crate::service::{EmailSettings, RelyingParty};
 use crate::store::{self, DbSettings, EventStore, StoreError};
 use crate::telemetry::RequestSpan;
 use crate::workers::bots::BotPlayer;
@@ -255,6 +255,13 @@ impl Application {
             .map_err(|e| BuildError::Bind("listener".into(), e))?
             .port();
         let signer = web::Data::new(signer);
+        // Where players reach the server: links in mails point there, and passkeys are made
+        // for its host.
+        let public_url = settings
+            .email
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://127.0.0.1:{port}"));
         let mut parlour = Parlour::new(store.clone(), signer.clone().into_inner())
             .with_max_events(settings.max_events_per_game)
             .with_idempotency_lifetime(settings.idempotency_key_lifetime)
@@ -270,14 +277,11 @@ impl Application {
                     .map(|url| Mailer::new(url, &settings.email.from))
                     .transpose()?,
                 EmailSettings {
-                    public_url: settings
-                        .email
-                        .public_url
-                        .clone()
-                        .unwrap_or_else(|| format!("http://127.0.0.1:{port}")),
+                    public_url: public_url.clone(),
                     per_hour: settings.email.per_hour,
                 },
             )
+            .with_relying_party(RelyingParty::for_public_url(&public_url))
             .with_bot_pace(settings.bot_pace)
             .with_cache(settings.cache)
             .with_after_commit(Arc::new(WebhookCommits));

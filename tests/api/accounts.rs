@@ -125,6 +125,7 @@ async fn an_account_is_created_with_a_first_token_shown_once_and_kept_as_a_hash(
             "name": "first",
             "created_at": created["token"]["created_at"],
             "current": true,
+            "signed_in_with": "account",
         }])
     );
     assert!(
@@ -154,6 +155,13 @@ async fn each_minted_token_opens_the_account_and_is_listed_without_its_secret(ap
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["first", "phone", "tablet"], "oldest first");
+    let made: Vec<&Value> = seen["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["signed_in_with"])
+        .collect();
+    assert_eq!(made, [&json!("account"), &json!("token"), &json!("token")]);
     let current: Vec<&Value> = seen["tokens"]
         .as_array()
         .unwrap()
@@ -442,6 +450,10 @@ async fn a_second_device_signs_in_once_with_a_code_from_the_first(app: TestApp) 
     let listed = me(&app, &laptop).await;
     assert_eq!(listed["account"]["id"], created["account"]["id"]);
     assert_eq!(listed["tokens"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        listed["tokens"][1]["signed_in_with"], "code",
+        "the account page says how each device got in"
+    );
 
     // Once only, and nothing else opens anything.
     assert_refused(sign_in(&app, &code, "tablet").await).await;

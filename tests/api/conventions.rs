@@ -20,6 +20,7 @@ use parlour::store::{
 };
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, NoticeStore, Purged};
+use parlour::store::{PasskeyRecord, PasskeyStore};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -581,6 +582,52 @@ impl NoticeStore for HeldAppend {
         since: DateTime<Utc>,
     ) -> Result<Vec<DateTime<Utc>>, StoreError> {
         self.inner.mails_sent_since(account, since).await
+    }
+}
+
+#[async_trait]
+impl PasskeyStore for HeldAppend {
+    async fn begin_ceremony(
+        &self,
+        id: Uuid,
+        state: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner.begin_ceremony(id, state, expires_at, now).await
+    }
+    async fn take_ceremony(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<Option<String>, StoreError> {
+        self.inner.take_ceremony(id, now).await
+    }
+    async fn add_passkey(&self, by: Uuid, passkey: &PasskeyRecord) -> Result<bool, StoreError> {
+        self.inner.add_passkey(by, passkey).await
+    }
+    async fn passkeys(&self, account: Uuid) -> Result<Vec<PasskeyRecord>, StoreError> {
+        self.inner.passkeys(account).await
+    }
+    async fn passkey_by_credential(
+        &self,
+        credential_id: &str,
+    ) -> Result<Option<PasskeyRecord>, StoreError> {
+        self.inner.passkey_by_credential(credential_id).await
+    }
+    async fn sign_in_with_passkey(
+        &self,
+        passkey: &PasskeyRecord,
+        updated: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError> {
+        self.inner
+            .sign_in_with_passkey(passkey, updated, at, token)
+            .await
+    }
+    async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError> {
+        self.inner.remove_passkey(by, account, id).await
     }
 }
 

@@ -850,6 +850,63 @@ async fn games_differing_only_in_a_hidden_lay_mail_the_same_notices(backend: Bac
     assert_eq!(told[0], told[1]);
 }
 
+async fn a_sign_in_is_mailed_at_once_even_in_quiet_hours_but_not_to_an_address_turned_off(
+    backend: Backend,
+) {
+    let (h, sink) = mailed(backend, 100).await;
+    let ann = account(&h.app, "Ann").await;
+    verified(&h, &sink, &ann, "ann@example.org").await;
+    let off = verified_then_off(&h, &sink, &ann, "ann.old@example.org").await;
+    // Quiet all day, and a digest besides: neither holds a sign-in back.
+    let (_, mut chosen) = h.app.get("/v1/me/notice-preferences", Some(&ann)).await;
+    chosen["quiet_hours"] = json!({"from": "00:00", "until": "23:59"});
+    chosen["email_digest"] = json!(true);
+    chosen["email"] = json!([]);
+    set_preferences(&h, &ann, chosen).await;
+
+    crate::helpers::sign_in_with_code(&h.app, &ann, "library computer").await;
+    let mail = relay_until_told(&h, &sink, "ann@example.org", "library computer").await;
+    assert_eq!(
+        mail.subject(),
+        "New sign-in: library computer signed in to your account with a sign-in code. Not you? \
+         Revoke it on your account page."
+    );
+    assert!(mail.text().contains("/play/account"), "{}", mail.text());
+    assert!(mail.html().contains("Open your account"), "{}", mail.html());
+    outbox_drained(&h.app.database_url).await;
+    assert_eq!(
+        sink.to(&off).len(),
+        1,
+        "the address whose notices are off had its verification only"
+    );
+}
+
+/// Verifies `address` for the account of `token`, then turns its notices off: the address.
+async fn verified_then_off(h: &Hooked, sink: &Sink, token: &str, address: &str) -> String {
+    verified(h, sink, token, address).await;
+    let listed = addresses(h, token).await;
+    let id = listed["addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["address"] == address)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let res = h
+        .app
+        .request(
+            Method::PATCH,
+            &format!("/v1/me/email-addresses/{id}"),
+            Some(token),
+            Some(&json!({"notices": false})),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    address.to_string()
+}
+
 macro_rules! mailed_on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
@@ -872,6 +929,7 @@ macro_rules! mailed_on_both_backends {
 }
 
 mailed_on_both_backends!(
+    a_sign_in_is_mailed_at_once_even_in_quiet_hours_but_not_to_an_address_turned_off,
     an_address_is_mailed_only_its_verification_until_its_owner_follows_the_link,
     one_click_unsubscribe_stops_the_notices_until_they_are_turned_on_again,
     preferences_choose_what_is_mailed_and_quiet_hours_hold_it_until_they_end,

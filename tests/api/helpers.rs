@@ -363,6 +363,24 @@ macro_rules! on_both_backends {
     };
 }
 
+/// Signs the account of `token` in on a new device called `device` with a one-time code: the
+/// new device's token.
+pub async fn sign_in_with_code(app: &TestApp, token: &str, device: &str) -> String {
+    let (status, code) = app
+        .post("/v1/me/sign-in-codes", Some(token), &json!({}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{code}");
+    let (status, signed_in) = app
+        .post(
+            "/v1/accounts/sign-in",
+            None,
+            &json!({"code": code["code"], "token_name": device}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{signed_in}");
+    signed_in["token"]["secret"].as_str().unwrap().to_string()
+}
+
 /// Creates an account called `name`: its token.
 pub async fn new_account(app: &TestApp, name: &str) -> String {
     let (status, created) = app.post("/v1/accounts", None, &json!({"name": name})).await;

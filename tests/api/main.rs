@@ -39,6 +39,7 @@ mod logs;
 mod matches;
 mod metrics;
 mod outage;
+mod passkeys;
 mod pg_server;
 mod play;
 mod push;

@@ -748,6 +748,50 @@ async fn pushes_follow_the_accounts_preferences_and_wait_out_its_quiet_hours(h: 
     assert_eq!(notice["game"], json!(id));
 }
 
+async fn every_sign_in_is_pushed_to_the_accounts_browsers_and_no_one_elses(h: Hooked) {
+    let (push, ann, bea, anns, _beas) = ann_and_bea_subscribed(&h, 31, 32).await;
+
+    // A sign-in code, redeemed on a new device.
+    crate::helpers::sign_in_with_code(&h.app, &ann, "library computer").await;
+    relay_until(&h.service, &push, "/push/ann", 1).await;
+    let notice = anns.open(&push.received_at("/push/ann")[0].body);
+    assert_eq!(notice["type"], "account.signed_in");
+    assert_eq!(notice["title"], "New sign-in");
+    assert_eq!(
+        notice["body"],
+        "library computer signed in to your account with a sign-in code. Not you? Revoke it on \
+         your account page."
+    );
+    assert_eq!(notice["url"], "/play/account");
+    assert_eq!(notice["game"], Value::Null);
+
+    // A passkey, on another.
+    let mut authenticator = crate::passkeys::Authenticator::for_app(&h.app, 33);
+    crate::passkeys::register(&h.app, &ann, &mut authenticator, "phone").await;
+    let (status, _) = crate::passkeys::sign_in(&h.app, &mut authenticator, "tablet").await;
+    assert_eq!(status, StatusCode::CREATED);
+    relay_until(&h.service, &push, "/push/ann", 2).await;
+    let notice = anns.open(&push.received_at("/push/ann")[1].body);
+    assert!(
+        notice["body"]
+            .as_str()
+            .unwrap()
+            .starts_with("tablet signed in to your account with the passkey phone."),
+        "{notice}"
+    );
+
+    // Making an account, minting a token from a signed-in device, registering a passkey:
+    // none is a sign-in, and Bea is told nothing of Ann's.
+    let (status, _) = h
+        .app
+        .post("/v1/me/tokens", Some(&bea), &json!({"name": "second"}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    h.service.webhooks().relay().await.unwrap();
+    assert_eq!(push.received_at("/push/ann").len(), 2);
+    assert!(push.received_at("/push/bea").is_empty());
+}
+
 macro_rules! pushed_on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
@@ -779,4 +823,5 @@ pushed_on_both_backends!(
     a_seat_held_for_a_player_and_a_matchs_next_deal_are_pushed,
     games_differing_only_in_a_hidden_lay_push_the_same_notices,
     pushes_follow_the_accounts_preferences_and_wait_out_its_quiet_hours,
+    every_sign_in_is_pushed_to_the_accounts_browsers_and_no_one_elses,
 );

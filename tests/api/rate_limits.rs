@@ -384,3 +384,54 @@ async fn account_creation_is_limited_per_client_address() {
     let res = create(client_from("127.0.0.2"), "Dee").await.unwrap();
     assert_eq!(res.status(), StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn sign_in_attempts_from_one_address_have_a_small_bucket_of_their_own() {
+    let app = app_limited(
+        Backend::Sqlite,
+        RateLimitSettings {
+            per_client: per_day(100),
+            sign_ins: per_day(2),
+            ..RateLimitSettings::off()
+        },
+    )
+    .await;
+    let guess = json!({"code": "signin_000000000000000000000000", "token_name": "guesser"});
+    for left in [1, 0] {
+        let res = app
+            .request(Method::POST, "/v1/accounts/sign-in", None, Some(&guess))
+            .await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            field(&res, "ratelimit-policy"),
+            Some("\"client\";q=100;w=86400, \"sign-in\";q=2;w=86400")
+        );
+        assert_eq!(
+            field(&res, "ratelimit-remaining"),
+            Some(left.to_string().as_str())
+        );
+    }
+    for path in [
+        "/v1/accounts/sign-in",
+        "/v1/accounts/passkey-challenges",
+        "/v1/accounts/passkey-sign-in",
+    ] {
+        let res = app.request(Method::POST, path, None, Some(&guess)).await;
+        assert!(res.headers().contains_key("retry-after"), "{path}");
+        let problem = assert_problem(res, StatusCode::TOO_MANY_REQUESTS, "rate-limited").await;
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .contains("its 2 sign-in attempts"),
+            "{problem}"
+        );
+    }
+    // Everything else the address sends goes on.
+    let res = app.request(Method::GET, "/v1/catalog", None, None).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        field(&res, "ratelimit-policy"),
+        Some("\"client\";q=100;w=86400")
+    );
+}

@@ -213,6 +213,7 @@ impl Metrics {
             &[
                 ("{limit=\"token\"}", now.limits.refused_by_token),
                 ("{limit=\"client\"}", now.limits.refused_by_client),
+                ("{limit=\"sign-in\"}", now.limits.refused_by_sign_in),
             ],
         );
         family(
@@ -222,6 +223,7 @@ impl Metrics {
             &[
                 ("{limit=\"token\"}", count(now.limits.tokens)),
                 ("{limit=\"client\"}", count(now.limits.clients)),
+                ("{limit=\"sign-in\"}", count(now.limits.sign_in_clients)),
             ],
         );
         out

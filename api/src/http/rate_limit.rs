@@ -27,6 +27,11 @@
 //! client refused there never gets a token bucket at all. IPv6 clients are counted by their
 //! /64 network, which is what one customer usually holds.
 //!
+//! Sign-in attempts (a sign-in code redeemed, a passkey ceremony begun or finished: the
+//! `SIGN_IN_PATHS`) are charged a third bucket besides, per client address and much smaller
+//! (`--sign-ins-per-minute`): whoever tries codes or floods ceremonies from one address is
+//! stopped long before the address's general quota would stop them.
+//!
 //! Time is an input (`Clock`): the tests move a fake clock instead of sleeping.
 
 use std::collections::HashMap;
@@ -55,6 +60,15 @@ pub const DEFAULT_PER_CLIENT: u32 = 12_000;
 pub const WINDOW: Duration = Duration::from_secs(60);
 /// The most keys each table (tokens, clients) remembers, by default.
 pub const DEFAULT_MAX_KEYS: usize = 100_000;
+/// Sign-in attempts a minute one client address may make, by default: a person signing in on
+/// a few devices, getting a passkey wrong twice, is not troubled; a guesser is.
+pub const DEFAULT_SIGN_INS_PER_CLIENT: u32 = 10;
+/// The routes that are sign-in attempts (no token needed, a credential tried).
+pub const SIGN_IN_PATHS: &[&str] = &[
+    "/v1/accounts/sign-in",
+    "/v1/accounts/passkey-challenges",
+    "/v1/accounts/passkey-sign-in",
+];
 /// Operational endpoints are never limited: a flood must not make a balancer's health check
 /// or a monitoring scrape fail.
 pub const UNLIMITED_PATHS: &[&str] = &["/healthz", "/readyz", "/metrics"];
@@ -161,6 +175,8 @@ pub struct RateLimitSettings {
     pub per_token: Option<Quota>,
     /// Per client address (`None`: not limited).
     pub per_client: Option<Quota>,
+    /// Sign-in attempts per client address (`None`: not limited beyond `per_client`).
+    pub sign_ins: Option<Quota>,
     /// Proxies whose `X-Forwarded-For` names the client; empty (the default): the client is
     /// the connection's peer, since anyone can send the header.
     pub trusted_proxies: Vec<AddressRange>,
@@ -174,6 +190,7 @@ impl RateLimitSettings {
         RateLimitSettings {
             per_token: None,
             per_client: None,
+            sign_ins: None,
             ..RateLimitSettings::default()
         }
     }
@@ -184,6 +201,7 @@ impl Default for RateLimitSettings {
         RateLimitSettings {
             per_token: Quota::per_minute(DEFAULT_PER_TOKEN),
             per_client: Quota::per_minute(DEFAULT_PER_CLIENT),
+            sign_ins: Quota::per_minute(DEFAULT_SIGN_INS_PER_CLIENT),
             trusted_proxies: Vec::new(),
             max_keys: DEFAULT_MAX_KEYS,
         }
@@ -262,19 +280,22 @@ pub struct Standings {
     pub token: Option<Standing>,
     /// The client address's bucket, if addresses are limited.
     pub client: Option<Standing>,
+    /// The client address's sign-in bucket, if the request is a sign-in attempt.
+    pub sign_in: Option<Standing>,
 }
 
 impl Standings {
     /// The one with fewer requests left (on a tie, the smaller quota).
     pub fn tightest(&self) -> Option<Standing> {
-        match (self.client, self.token) {
-            (Some(client), Some(token)) => Some(tighter(Some(client), token)),
-            (one, other) => one.or(other),
-        }
+        self.each()
+            .fold(None, |tightest, one| Some(tighter(tightest, one)))
     }
 
     fn each(&self) -> impl Iterator<Item = Standing> {
-        self.token.into_iter().chain(self.client)
+        self.token
+            .into_iter()
+            .chain(self.client)
+            .chain(self.sign_in)
     }
 }
 
@@ -285,6 +306,8 @@ pub enum Limited {
     Token,
     /// The client address's.
     Client,
+    /// The client address's sign-in attempts'.
+    SignIn,
 }
 
 impl Limited {
@@ -293,6 +316,7 @@ impl Limited {
         match self {
             Limited::Token => "token",
             Limited::Client => "client",
+            Limited::SignIn => "sign-in",
         }
     }
 }
@@ -398,6 +422,10 @@ pub struct LimiterCounts {
     pub refused_by_token: u64,
     /// Requests refused by a client address's limit since start.
     pub refused_by_client: u64,
+    /// Client addresses with a sign-in bucket in memory.
+    pub sign_in_clients: usize,
+    /// Sign-in attempts refused by a client address's sign-in limit since start.
+    pub refused_by_sign_in: u64,
 }
 
 /// The rate limits of one instance.
@@ -406,11 +434,13 @@ pub struct RateLimiter {
     trusted_proxies: Vec<AddressRange>,
     tokens: Option<Mutex<Buckets<u64>>>,
     clients: Option<Mutex<Buckets<IpAddr>>>,
+    sign_ins: Option<Mutex<Buckets<IpAddr>>>,
     /// Tokens are remembered by a keyed hash, so a long token costs no more memory than a
     /// short one, and nobody can choose tokens that collide.
     hasher: RandomState,
     refused_by_token: AtomicU64,
     refused_by_client: AtomicU64,
+    refused_by_sign_in: AtomicU64,
 }
 
 impl std::fmt::Debug for RateLimiter {
@@ -434,21 +464,24 @@ impl RateLimiter {
             trusted_proxies: settings.trusted_proxies.clone(),
             tokens: table(Limited::Token, settings.per_token, settings.max_keys, now),
             clients: table(Limited::Client, settings.per_client, settings.max_keys, now),
+            sign_ins: table(Limited::SignIn, settings.sign_ins, settings.max_keys, now),
             clock,
             hasher: RandomState::new(),
             refused_by_token: AtomicU64::new(0),
             refused_by_client: AtomicU64::new(0),
+            refused_by_sign_in: AtomicU64::new(0),
         }
     }
 
     /// Whether no limit is in force.
     pub fn is_off(&self) -> bool {
-        self.tokens.is_none() && self.clients.is_none()
+        self.tokens.is_none() && self.clients.is_none() && self.sign_ins.is_none()
     }
 
     /// Charges a request from `client` with `token` (if any): the client's bucket first, so a
-    /// client refused there never makes a token bucket.
-    pub fn check(&self, token: Option<&str>, client: IpAddr) -> Verdict {
+    /// client refused there never makes a token bucket; then, for a sign-in attempt, the
+    /// client's sign-in bucket.
+    pub fn check(&self, token: Option<&str>, client: IpAddr, sign_in: bool) -> Verdict {
         let now = self.clock.now();
         let mut standings = Standings::default();
         if let Some(clients) = &self.clients {
@@ -459,6 +492,20 @@ impl RateLimiter {
                     self.refused_by_client.fetch_add(1, Ordering::Relaxed);
                     return Verdict::Refused {
                         by: Limited::Client,
+                        standing,
+                        retry_after,
+                    };
+                }
+            }
+        }
+        if let (Some(sign_ins), true) = (&self.sign_ins, sign_in) {
+            let mut sign_ins = sign_ins.lock().unwrap_or_else(|e| e.into_inner());
+            match sign_ins.take(client_key(client), now) {
+                Ok(standing) => standings.sign_in = Some(standing),
+                Err((standing, retry_after)) => {
+                    self.refused_by_sign_in.fetch_add(1, Ordering::Relaxed);
+                    return Verdict::Refused {
+                        by: Limited::SignIn,
                         standing,
                         retry_after,
                     };
@@ -540,6 +587,8 @@ impl RateLimiter {
             clients: tracked(&self.clients),
             refused_by_token: self.refused_by_token.load(Ordering::Relaxed),
             refused_by_client: self.refused_by_client.load(Ordering::Relaxed),
+            sign_in_clients: tracked(&self.sign_ins),
+            refused_by_sign_in: self.refused_by_sign_in.load(Ordering::Relaxed),
         }
     }
 }
@@ -635,25 +684,35 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// The answer to a request past a limit.
 fn refusal(by: Limited, standing: &Standing, retry_after: Duration) -> HttpResponse {
-    let whose = match by {
-        Limited::Token => "this token",
-        Limited::Client => "your address",
-    };
     let wait = seconds_up(retry_after).max(1);
-    let detail = format!(
-        "{whose} has sent its {} requests for now; try again in {wait} s",
-        standing.limit
-    );
+    let detail = match by {
+        Limited::Token => format!(
+            "this token has sent its {} requests for now; try again in {wait} s",
+            standing.limit
+        ),
+        Limited::Client => format!(
+            "your address has sent its {} requests for now; try again in {wait} s",
+            standing.limit
+        ),
+        Limited::SignIn => format!(
+            "your address has made its {} sign-in attempts for now; try again in {wait} s",
+            standing.limit
+        ),
+    };
     let mut response = HttpResponse::from_error(ApiError::new(Problem::RateLimited, detail));
     let headers = response.headers_mut();
     let standings = match by {
         Limited::Token => Standings {
             token: Some(*standing),
-            client: None,
+            ..Standings::default()
         },
         Limited::Client => Standings {
-            token: None,
             client: Some(*standing),
+            ..Standings::default()
+        },
+        Limited::SignIn => Standings {
+            sign_in: Some(*standing),
+            ..Standings::default()
         },
     };
     write_standings(&standings, headers);
@@ -674,7 +733,8 @@ pub async fn limit(
     };
     let client = limiter.client_address(req.peer_addr().map(|a| a.ip()), req.headers());
     let token = bearer(req.headers()).map(str::to_string);
-    let verdict = limiter.check(token.as_deref(), client);
+    let sign_in = SIGN_IN_PATHS.contains(&req.path());
+    let verdict = limiter.check(token.as_deref(), client, sign_in);
     match verdict {
         Verdict::Unlimited => Ok(next.call(req).await?.map_into_left_body()),
         Verdict::Allowed(standings) => {
@@ -682,7 +742,7 @@ pub async fn limit(
             let standings = if res.status() == actix_web::http::StatusCode::NOT_MODIFIED {
                 Standings {
                     token: limiter.give_back(token.as_deref()).or(standings.token),
-                    client: standings.client,
+                    ..standings
                 }
             } else {
                 standings
@@ -726,6 +786,7 @@ mod tests {
         let settings = RateLimitSettings {
             per_token: Quota::per_minute(per_token),
             per_client: Quota::per_minute(per_client),
+            sign_ins: None,
             ..RateLimitSettings::default()
         };
         (RateLimiter::with_clock(&settings, clock.clone()), clock)
@@ -746,14 +807,14 @@ mod tests {
     fn a_full_bucket_allows_its_quota_at_once_then_refuses() {
         let (limiter, _) = limiter(0, 3);
         let remaining: Vec<u64> = (0..3)
-            .map(|_| allowed(limiter.check(None, ip(1))).remaining)
+            .map(|_| allowed(limiter.check(None, ip(1), false)).remaining)
             .collect();
         assert_eq!(remaining, [2, 1, 0]);
         let Verdict::Refused {
             by,
             standing,
             retry_after,
-        } = limiter.check(None, ip(1))
+        } = limiter.check(None, ip(1), false)
         else {
             panic!("the fourth request was not refused");
         };
@@ -768,18 +829,18 @@ mod tests {
     #[test]
     fn a_request_given_back_leaves_its_tokens_bucket_as_it_was_and_its_address_charged() {
         let (limiter, clock) = limiter(2, 3);
-        let before = allowed(limiter.check(Some("t"), ip(1)));
+        let before = allowed(limiter.check(Some("t"), ip(1), false));
         assert_eq!((before.limit, before.remaining), (2, 1));
         clock.advance(Duration::from_secs(5));
-        let charged = allowed(limiter.check(Some("t"), ip(1)));
+        let charged = allowed(limiter.check(Some("t"), ip(1), false));
         assert_eq!(charged.remaining, 0);
         let given_back = limiter.give_back(Some("t")).unwrap();
         assert_eq!((given_back.limit, given_back.remaining), (2, 1));
         // As if the second request had never come to the token: its next is allowed (its
         // last). The address kept all three, so a fourth from it is refused.
-        assert_eq!(allowed(limiter.check(Some("t"), ip(1))).remaining, 0);
+        assert_eq!(allowed(limiter.check(Some("t"), ip(1), false)).remaining, 0);
         assert!(matches!(
-            limiter.check(None, ip(1)),
+            limiter.check(None, ip(1), false),
             Verdict::Refused {
                 by: Limited::Client,
                 ..
@@ -793,14 +854,14 @@ mod tests {
     #[test]
     fn a_standing_says_when_one_more_request_is_there() {
         let (limiter, clock) = limiter(0, 3);
-        let first = allowed(limiter.check(None, ip(1)));
+        let first = allowed(limiter.check(None, ip(1), false));
         assert_eq!(first.policy, Limited::Client);
         assert_eq!(first.window, Duration::from_secs(60));
         // One request's share (20 s) comes back 20 s after it was taken, filling the bucket.
         assert_eq!((first.remaining, first.next), (2, Duration::from_secs(20)));
         clock.advance(Duration::from_secs(5));
-        allowed(limiter.check(None, ip(1)));
-        let third = allowed(limiter.check(None, ip(1)));
+        allowed(limiter.check(None, ip(1), false));
+        let third = allowed(limiter.check(None, ip(1), false));
         assert_eq!(third.remaining, 0);
         assert_eq!(
             third.next,
@@ -812,7 +873,7 @@ mod tests {
             Duration::from_secs(55),
             "all three are back at 60 s"
         );
-        let untouched = allowed(limiter.check(None, ip(2)));
+        let untouched = allowed(limiter.check(None, ip(2), false));
         assert_eq!(
             (untouched.remaining, untouched.next),
             (2, Duration::from_secs(20))
@@ -823,16 +884,16 @@ mod tests {
     fn the_bucket_refills_one_request_per_interval() {
         let (limiter, clock) = limiter(0, 3);
         for _ in 0..3 {
-            allowed(limiter.check(None, ip(1)));
+            allowed(limiter.check(None, ip(1), false));
         }
         clock.advance(Duration::from_secs(19));
         assert!(
-            matches!(limiter.check(None, ip(1)), Verdict::Refused { retry_after, .. } if retry_after == Duration::from_secs(1))
+            matches!(limiter.check(None, ip(1), false), Verdict::Refused { retry_after, .. } if retry_after == Duration::from_secs(1))
         );
         clock.advance(Duration::from_secs(1));
-        assert_eq!(allowed(limiter.check(None, ip(1))).remaining, 0);
+        assert_eq!(allowed(limiter.check(None, ip(1), false)).remaining, 0);
         clock.advance(Duration::from_secs(60));
-        let standing = allowed(limiter.check(None, ip(1)));
+        let standing = allowed(limiter.check(None, ip(1), false));
         assert_eq!(standing.remaining, 2);
         assert_eq!(standing.reset, Duration::from_secs(20));
     }
@@ -840,51 +901,51 @@ mod tests {
     #[test]
     fn refused_requests_cost_nothing() {
         let (limiter, clock) = limiter(0, 1);
-        allowed(limiter.check(None, ip(1)));
+        allowed(limiter.check(None, ip(1), false));
         for _ in 0..100 {
             assert!(matches!(
-                limiter.check(None, ip(1)),
+                limiter.check(None, ip(1), false),
                 Verdict::Refused { .. }
             ));
         }
         clock.advance(Duration::from_secs(60));
-        allowed(limiter.check(None, ip(1)));
+        allowed(limiter.check(None, ip(1), false));
     }
 
     #[test]
     fn a_token_past_its_limit_is_refused_while_other_tokens_and_clients_go_on() {
         let (limiter, _) = limiter(2, 100);
-        allowed(limiter.check(Some("a"), ip(1)));
-        allowed(limiter.check(Some("a"), ip(1)));
+        allowed(limiter.check(Some("a"), ip(1), false));
+        allowed(limiter.check(Some("a"), ip(1), false));
         assert!(matches!(
-            limiter.check(Some("a"), ip(2)),
+            limiter.check(Some("a"), ip(2), false),
             Verdict::Refused {
                 by: Limited::Token,
                 ..
             }
         ));
-        allowed(limiter.check(Some("b"), ip(1)));
-        allowed(limiter.check(None, ip(1)));
+        allowed(limiter.check(Some("b"), ip(1), false));
+        allowed(limiter.check(None, ip(1), false));
         assert_eq!(limiter.counts().refused_by_token, 1);
     }
 
     #[test]
     fn the_answer_reports_the_tighter_bucket() {
         let (limiter, _) = limiter(5, 100);
-        let standing = allowed(limiter.check(Some("a"), ip(1)));
+        let standing = allowed(limiter.check(Some("a"), ip(1), false));
         assert_eq!((standing.limit, standing.remaining), (5, 4));
-        let standing = allowed(limiter.check(None, ip(1)));
+        let standing = allowed(limiter.check(None, ip(1), false));
         assert_eq!((standing.limit, standing.remaining), (100, 98));
     }
 
     #[test]
     fn a_client_refused_makes_no_token_bucket() {
         let (limiter, _) = limiter(10, 1);
-        allowed(limiter.check(Some("t0"), ip(1)));
+        allowed(limiter.check(Some("t0"), ip(1), false));
         for i in 1..50 {
             let token = format!("t{i}");
             assert!(matches!(
-                limiter.check(Some(&token), ip(1)),
+                limiter.check(Some(&token), ip(1), false),
                 Verdict::Refused {
                     by: Limited::Client,
                     ..
@@ -899,7 +960,7 @@ mod tests {
         let (limiter, _) = limiter(0, 0);
         assert!(limiter.is_off());
         for _ in 0..1000 {
-            assert_eq!(limiter.check(Some("a"), ip(1)), Verdict::Unlimited);
+            assert_eq!(limiter.check(Some("a"), ip(1), false), Verdict::Unlimited);
         }
         assert_eq!(Quota::per_minute(0), None);
     }
@@ -914,14 +975,14 @@ mod tests {
             ..RateLimitSettings::default()
         };
         let limiter = RateLimiter::with_clock(&settings, clock.clone());
-        allowed(limiter.check(Some("real"), ip(1)));
-        allowed(limiter.check(Some("real"), ip(1)));
+        allowed(limiter.check(Some("real"), ip(1), false));
+        allowed(limiter.check(Some("real"), ip(1), false));
         for i in 0..50_000 {
-            let _ = limiter.check(Some(&format!("fake-{i}")), ip(2));
+            let _ = limiter.check(Some(&format!("fake-{i}")), ip(2), false);
             if i % 100 == 0 {
                 // A key in use stays remembered, so its bucket stays empty.
                 assert!(matches!(
-                    limiter.check(Some("real"), ip(1)),
+                    limiter.check(Some("real"), ip(1), false),
                     Verdict::Refused { .. }
                 ));
             }
@@ -933,14 +994,14 @@ mod tests {
     fn an_idle_key_is_forgotten_once_its_bucket_would_be_full_anyway() {
         let (limiter, clock) = limiter(0, 3);
         for _ in 0..3 {
-            allowed(limiter.check(None, ip(1)));
+            allowed(limiter.check(None, ip(1), false));
         }
         clock.advance(Duration::from_secs(61));
-        allowed(limiter.check(None, ip(2)));
+        allowed(limiter.check(None, ip(2), false));
         clock.advance(Duration::from_secs(61));
-        allowed(limiter.check(None, ip(3)));
+        allowed(limiter.check(None, ip(3), false));
         assert_eq!(limiter.counts().clients, 2, "ip(1) is still remembered");
-        assert_eq!(allowed(limiter.check(None, ip(1))).remaining, 2);
+        assert_eq!(allowed(limiter.check(None, ip(1), false)).remaining, 2);
     }
 
     #[test]
@@ -949,10 +1010,13 @@ mod tests {
         let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
         let b: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
         let elsewhere: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        allowed(limiter.check(None, a));
-        allowed(limiter.check(None, b));
-        assert!(matches!(limiter.check(None, a), Verdict::Refused { .. }));
-        allowed(limiter.check(None, elsewhere));
+        allowed(limiter.check(None, a, false));
+        allowed(limiter.check(None, b, false));
+        assert!(matches!(
+            limiter.check(None, a, false),
+            Verdict::Refused { .. }
+        ));
+        allowed(limiter.check(None, elsewhere, false));
         let mapped: IpAddr = "::ffff:10.0.0.1".parse().unwrap();
         assert_eq!(client_key(mapped), ip(1));
     }

@@ -11,6 +11,7 @@ pub mod health;
 pub mod keys;
 pub mod matches;
 pub mod metrics;
+pub mod passkeys;
 pub mod play;
 pub mod push;
 pub mod seating;
@@ -95,6 +96,12 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(accounts::revoke)
         .service(accounts::sign_in_code)
         .service(accounts::sign_in)
+        .service(passkeys::begin_registration)
+        .service(passkeys::register)
+        .service(passkeys::list)
+        .service(passkeys::remove)
+        .service(passkeys::begin_sign_in)
+        .service(passkeys::sign_in)
         .service(seating::host)
         .service(seating::inbox)
         .service(seating::claim)

@@ -11,12 +11,20 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
 use super::{random_bytes, text, token_hash, Clock, Fault, Result, Revocations, ServiceError};
+use crate::bus::CommitSignal;
 use crate::dto::{
-    Account, AccountToken, CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken,
-    SignIn, SignInCode,
+    self, Account, AccountToken, CreatedAccount, IssuedAccountToken, Me, NewAccount,
+    NewAccountToken, SignIn, SignInCode,
 };
-use crate::store::{AccountRecord, AccountStore, AccountTokenRecord, SignInCodeRecord};
+use crate::store::{
+    AccountRecord, AccountStore, AccountTokenRecord, EndpointKind, MessageState, SignInCodeRecord,
+    SignedInWith, WebhookMessageRecord, WebhookStore,
+};
 
 /// What every account token begins with.
 pub const ACCOUNT_TOKEN_PREFIX: &str = "acct_";
@@ -32,7 +40,7 @@ pub struct AccountCaller {
     pub token: Uuid,
 }
 
-fn account_dto(record: &AccountRecord) -> Account {
+pub(super) fn account_dto(record: &AccountRecord) -> Account {
     Account {
         id: record.id,
         name: record.name.clone(),
@@ -48,6 +56,10 @@ pub struct Accounts<'a> {
     clock: &'a dyn Clock,
     /// Told of a revocation made here, so that what the token holds ends at once.
     revocations: &'a Revocations,
+    /// Where a sign-in is told (the account's push subscriptions and addresses).
+    hooks: &'a dyn WebhookStore,
+    /// Wakes the relay when a sign-in is told.
+    commits: &'a CommitSignal,
 }
 
 impl<'a> Accounts<'a> {
@@ -56,19 +68,25 @@ impl<'a> Accounts<'a> {
         store: &'a dyn AccountStore,
         clock: &'a dyn Clock,
         revocations: &'a Revocations,
+        hooks: &'a dyn WebhookStore,
+        commits: &'a CommitSignal,
     ) -> Self {
         Accounts {
             store,
             clock,
             revocations,
+            hooks,
+            commits,
         }
     }
 
-    /// A new token for `account`: its record (with the secret's hash) and the secret itself.
-    fn new_account_token(
-        &self,
+    /// A new token for `account`, made `how`: its record (with the secret's hash) and the
+    /// secret itself.
+    pub(super) fn mint(
+        clock: &dyn Clock,
         account: Uuid,
         name: String,
+        how: SignedInWith,
     ) -> Result<(AccountTokenRecord, IssuedAccountToken)> {
         let secret = format!("{ACCOUNT_TOKEN_PREFIX}{}", hex::encode(random_bytes()?));
         let record = AccountTokenRecord {
@@ -76,7 +94,8 @@ impl<'a> Accounts<'a> {
             account,
             name,
             token_hash: token_hash(&secret),
-            created_at: self.clock.now(),
+            created_at: clock.now(),
+            signed_in_with: Some(how),
         };
         let issued = IssuedAccountToken {
             id: record.id,
@@ -100,7 +119,8 @@ impl<'a> Accounts<'a> {
             name,
             created_at: self.clock.now(),
         };
-        let (token, issued) = self.new_account_token(account.id, token_name)?;
+        let (token, issued) =
+            Self::mint(self.clock, account.id, token_name, SignedInWith::Account)?;
         self.store.create_account(&account, &token).await?;
         Ok(CreatedAccount {
             account: account_dto(&account),
@@ -142,6 +162,12 @@ impl<'a> Accounts<'a> {
                     name: t.name.clone(),
                     created_at: t.created_at,
                     current: t.id == caller.token,
+                    signed_in_with: t.signed_in_with.map(|how| match how {
+                        SignedInWith::Account => dto::SignedInWith::Account,
+                        SignedInWith::Token => dto::SignedInWith::Token,
+                        SignedInWith::Code => dto::SignedInWith::Code,
+                        SignedInWith::Passkey => dto::SignedInWith::Passkey,
+                    }),
                 })
                 .collect(),
         })
@@ -154,7 +180,7 @@ impl<'a> Accounts<'a> {
         request: NewAccountToken,
     ) -> Result<IssuedAccountToken> {
         let name = text::player_name("name", &request.name)?;
-        let (token, issued) = self.new_account_token(caller.account.id, name)?;
+        let (token, issued) = Self::mint(self.clock, caller.account.id, name, SignedInWith::Token)?;
         if self.store.mint_account_token(caller.token, &token).await? {
             Ok(issued)
         } else {
@@ -237,7 +263,7 @@ impl Accounts<'_> {
             return Err(refused());
         }
         // The account is the code's: the placeholder here is replaced in the statement.
-        let (token, issued) = self.new_account_token(Uuid::nil(), name)?;
+        let (token, issued) = Self::mint(self.clock, Uuid::nil(), name, SignedInWith::Code)?;
         let account = self
             .store
             .redeem_sign_in_code(
@@ -248,11 +274,105 @@ impl Accounts<'_> {
             .await?
             .ok_or_else(refused)?;
         let account = self.store.account(account).await?.ok_or_else(refused)?;
+        let token = AccountTokenRecord {
+            account: account.id,
+            ..token
+        };
+        tell_of_sign_in(
+            self.hooks,
+            self.commits,
+            &token,
+            None,
+            self.clock.recorded_now(),
+        )
+        .await;
         Ok(CreatedAccount {
             account: account_dto(&account),
             token: issued,
         })
     }
+}
+
+/// The message type a sign-in is told by (to push subscriptions and addresses, never to an
+/// app's webhook).
+pub const SIGNED_IN: &str = "account.signed_in";
+
+/// Tells `token`'s account that a device signed in with it (a sign-in code, or the passkey
+/// `passkey`): a notice to each of the account's push subscriptions and verified addresses,
+/// whatever the account's preferences, at once, since only the account's owner can tell
+/// whether the sign-in was theirs. An address whose notices are off is not told.
+pub(super) async fn tell_of_sign_in(
+    hooks: &dyn WebhookStore,
+    commits: &CommitSignal,
+    token: &AccountTokenRecord,
+    passkey: Option<&str>,
+    now: DateTime<Utc>,
+) {
+    // The sign-in has happened (the device holds its token, and the account page lists it
+    // with how it was made): a notice that cannot be queued is logged, not a failed sign-in.
+    if let Err(error) = queue_sign_in_notices(hooks, commits, token, passkey, now).await {
+        tracing::warn!(
+            account = %token.account,
+            error = %error,
+            "a sign-in could not be told to its account's devices and addresses"
+        );
+    }
+}
+
+async fn queue_sign_in_notices(
+    hooks: &dyn WebhookStore,
+    commits: &CommitSignal,
+    token: &AccountTokenRecord,
+    passkey: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let how = match (token.signed_in_with, passkey) {
+        (Some(SignedInWith::Passkey), Some(name)) => format!("the passkey {name}"),
+        (Some(SignedInWith::Passkey), None) => "a passkey".to_string(),
+        _ => "a sign-in code".to_string(),
+    };
+    let payload = json!({
+        "type": SIGNED_IN,
+        "timestamp": now,
+        "data": {
+            "device": token.name,
+            "with": how,
+            "at": now,
+        },
+    })
+    .to_string();
+    let messages: Vec<WebhookMessageRecord> = hooks
+        .webhooks_of(token.account)
+        .await?
+        .into_iter()
+        .filter(|hook| {
+            hook.enabled
+                && match hook.kind {
+                    EndpointKind::Push => true,
+                    EndpointKind::Email => hook.verified_at.is_some(),
+                    EndpointKind::Webhook => false,
+                }
+        })
+        .map(|hook| {
+            let digest = Sha256::digest(format!("{}/{SIGNED_IN}/{}", hook.id, token.id));
+            WebhookMessageRecord {
+                id: format!("msg_{}", &hex::encode(digest)[..26]),
+                seq: 0,
+                webhook: hook.id,
+                event_type: SIGNED_IN.to_string(),
+                payload: payload.clone(),
+                created_at: now,
+                state: MessageState::Pending,
+                attempts: 0,
+                next_attempt: now,
+            }
+        })
+        .collect();
+    if !messages.is_empty() {
+        hooks.enqueue_messages(&messages).await?;
+        commits.committed();
+    }
+    Ok(())
 }
 
 fn revoked_meanwhile() -> ServiceError {

@@ -604,8 +604,13 @@ fn notices_mail(
     for notice in &notices {
         let url = format!("{base}{}", notice.url);
         text.push_str(&format!("{}: {}\n{url}\n\n", notice.title, notice.body));
+        let open = if notice.game.is_some() {
+            "Open the table"
+        } else {
+            "Open your account"
+        };
         html.push_str(&format!(
-            "<p><b>{}</b>: {}<br><a href=\"{url}\">Open the table</a></p>",
+            "<p><b>{}</b>: {}<br><a href=\"{url}\">{open}</a></p>",
             escape(&notice.title),
             escape(&notice.body),
             url = escape(&url),

@@ -165,6 +165,18 @@ pub enum ServiceError {
     /// A mailed link that does nothing (forged, expired, or its address removed).
     #[error("{0}")]
     BadEmailLink(String),
+    /// Passkeys are off on this server.
+    #[error("{0}")]
+    PasskeysOff(String),
+    /// A passkey, or an answer to a passkey ceremony, that cannot be kept.
+    #[error("{0}")]
+    BadPasskey(String),
+    /// The passkey is registered already (to this account or another).
+    #[error("that passkey is registered already")]
+    PasskeyExists,
+    /// The caller has no such passkey.
+    #[error("there is no passkey {0}")]
+    PasskeyNotFound(String),
     /// Notice preferences that cannot be kept.
     #[error("{0}")]
     BadNoticePreferences(String),
@@ -246,6 +258,7 @@ mod fan_out;
 pub mod housekeeping;
 mod inbox;
 pub mod matches;
+pub mod passkeys;
 pub mod preferences;
 pub mod push;
 mod read;
@@ -267,6 +280,7 @@ pub use clocks::Sweep;
 pub use email::{EmailAddresses, EmailSettings};
 pub use housekeeping::Housekeeping;
 pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
+pub use passkeys::{Passkeys, RelyingParty};
 pub use preferences::Preferences;
 pub use push::PushSubscriptions;
 pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
@@ -348,6 +362,8 @@ pub struct Parlour {
     mailer: Option<crate::mail::Mailer>,
     /// Links in mails, and how many an account may be sent.
     email_settings: EmailSettings,
+    /// The server as a WebAuthn relying party, if passkeys are on.
+    relying_party: RelyingParty,
 }
 
 /// Decides what durable work must follow a batch of entries once it is committed. The
@@ -540,7 +556,25 @@ fn readable(events: &[StoredEvent]) -> Result<()> {
 impl Parlour {
     /// Accounts, their tokens and sign-in codes.
     pub fn accounts(&self) -> Accounts<'_> {
-        Accounts::new(&*self.store, &*self.clock, &self.revocations)
+        Accounts::new(
+            &*self.store,
+            &*self.clock,
+            &self.revocations,
+            &*self.store,
+            &self.commits,
+        )
+    }
+
+    /// An account's passkeys, and signing in with them.
+    pub fn passkeys(&self) -> Passkeys<'_> {
+        Passkeys::new(
+            &*self.store,
+            &*self.store,
+            &*self.store,
+            &self.commits,
+            &*self.clock,
+            &self.relying_party,
+        )
     }
 
     /// The public list of finished games' heads.
@@ -629,7 +663,14 @@ impl Parlour {
             push_contact: DEFAULT_PUSH_CONTACT.to_string(),
             mailer: None,
             email_settings: EmailSettings::default(),
+            relying_party: RelyingParty::Off("the server was built without a public URL".into()),
         }
+    }
+
+    /// The same service taking passkeys as `party` says.
+    pub fn with_relying_party(mut self, party: RelyingParty) -> Self {
+        self.relying_party = party;
+        self
     }
 
     /// The same service mailing through `mailer` (none: no mail at all), with links and

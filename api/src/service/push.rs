@@ -279,6 +279,9 @@ pub(super) fn notice(
                 .collect()
         })
         .unwrap_or_default();
+    if event_type == super::accounts::SIGNED_IN {
+        return Ok(sign_in_notice(row, now));
+    }
     let title = match event_type {
         "game.your_turn" => "Your move".to_string(),
         "game.deadline_near" => "Your move: time is running out".to_string(),
@@ -307,6 +310,31 @@ pub(super) fn notice(
         url,
         timestamp: now,
     })
+}
+
+/// The notice of a sign-in (`accounts::tell_of_sign_in`): which device, how, and where to
+/// see the account's devices and revoke one that is not the owner's.
+fn sign_in_notice(data: Option<&Value>, now: DateTime<Utc>) -> PushNotice {
+    let field = |name: &str| {
+        data.and_then(|d| d.get(name))
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string()
+    };
+    let body = format!(
+        "{} signed in to your account with {}. Not you? Revoke it on your account page.",
+        field("device"),
+        field("with")
+    );
+    PushNotice {
+        event_type: super::accounts::SIGNED_IN.to_string(),
+        title: "New sign-in".to_string(),
+        body: truncate(&body, 200),
+        game: None,
+        tag: "sign-in".to_string(),
+        url: "/play/account".to_string(),
+        timestamp: now,
+    }
 }
 
 /// The `Topic` of a message's push (RFC 8030 §5.4): its game's id as 32 hex digits, so a

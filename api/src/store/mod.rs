@@ -17,6 +17,7 @@ mod deadline;
 mod housekeeping;
 mod matches;
 mod notices;
+mod passkeys;
 mod postgres;
 mod rows;
 mod snapshots;
@@ -36,6 +37,7 @@ pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
 pub use matches::{MatchRow, MatchStore};
 pub use notices::NoticeStore;
+pub use passkeys::{PasskeyRecord, PasskeyStore};
 pub use postgres::PostgresStore;
 pub use snapshots::{SnapshotRecord, SnapshotStore};
 pub use sqlite::SqliteStore;
@@ -78,6 +80,47 @@ pub struct AccountTokenRecord {
     pub token_hash: String,
     /// When it was minted.
     pub created_at: DateTime<Utc>,
+    /// How it was made; `None` for tokens made before this was recorded.
+    pub signed_in_with: Option<SignedInWith>,
+}
+
+/// How an account token came to be: each is a sign-in of a device, shown on the account page
+/// and told to the account (`service::accounts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignedInWith {
+    /// Made with the account.
+    Account,
+    /// Minted by a device signed in already (`POST /v1/me/tokens`).
+    Token,
+    /// A one-time sign-in code from a signed-in device.
+    Code,
+    /// One of the account's passkeys.
+    Passkey,
+}
+
+impl SignedInWith {
+    /// Its name in the database and the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            SignedInWith::Account => "account",
+            SignedInWith::Token => "token",
+            SignedInWith::Code => "code",
+            SignedInWith::Passkey => "passkey",
+        }
+    }
+
+    /// The one named `name`.
+    pub fn from_name(name: &str) -> Result<Self, StoreError> {
+        [
+            SignedInWith::Account,
+            SignedInWith::Token,
+            SignedInWith::Code,
+            SignedInWith::Passkey,
+        ]
+        .into_iter()
+        .find(|how| how.name() == name)
+        .ok_or_else(|| StoreError::Corrupt(format!("a token says it was made by {name:?}")))
+    }
 }
 
 /// A place in the store-wide feed: just after the entry it names (see [`FeedStore`]). The feed
@@ -617,6 +660,7 @@ pub trait EventStore:
     + SnapshotStore
     + CheckpointStore
     + NoticeStore
+    + PasskeyStore
 {
 }
 
@@ -634,6 +678,7 @@ impl<
             + SnapshotStore
             + CheckpointStore
             + NoticeStore
+            + PasskeyStore
             + ?Sized,
     > EventStore for T
 {

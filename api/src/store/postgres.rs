@@ -35,7 +35,8 @@ use super::{
     is_unique_violation, one_by_one, stored_json, AccountRecord, AccountStore, AccountTokenRecord,
     Append, Attention, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore,
     IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
-    SeatCredential, SignInCodeRecord, StoreError, StoredEvent, VacationRecord, EVENTS_CHANNEL,
+    SeatCredential, SignInCodeRecord, SignedInWith, StoreError, StoredEvent, VacationRecord,
+    EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -719,13 +720,14 @@ impl OutboxStore for PostgresStore {
 }
 
 /// Binds an account token's columns to [`rows::INSERT_ACCOUNT_TOKEN`] (or the mint).
-fn bind_token<'q>(query: PgQuery<'q>, token: &AccountTokenRecord) -> PgQuery<'q> {
+pub(super) fn bind_token<'q>(query: PgQuery<'q>, token: &AccountTokenRecord) -> PgQuery<'q> {
     query
         .bind(token.id)
         .bind(token.account)
         .bind(token.name.clone())
         .bind(token.token_hash.clone())
         .bind(token.created_at)
+        .bind(token.signed_in_with.map(SignedInWith::name))
 }
 
 #[async_trait]

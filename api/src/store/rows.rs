@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::{
     narrow, parse_json, parse_time, salt_from, AccountRecord, AccountTokenRecord, Committed,
-    GameRecord, IdempotentMove, OutboxItem, StoreError, StoredEvent,
+    GameRecord, IdempotentMove, OutboxItem, SignedInWith, StoreError, StoredEvent,
 };
 
 /// Writes a game's creation record: `$1` id … `$10` rules version.
@@ -93,16 +93,18 @@ pub fn outbox_claimable(now: &str) -> String {
 /// Records an account: `$1` id, `$2` name, `$3` time.
 pub const INSERT_ACCOUNT: &str = "INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)";
 
-/// Records an account's token: `$1` id, `$2` account, `$3` name, `$4` hash, `$5` time.
+/// Records an account's token: `$1` id, `$2` account, `$3` name, `$4` hash, `$5` time, `$6`
+/// how it was made.
 pub const INSERT_ACCOUNT_TOKEN: &str =
-    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)";
+    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at, signed_in_with) \
+     VALUES ($1, $2, $3, $4, $5, $6)";
 
-/// [`INSERT_ACCOUNT_TOKEN`], only while the token `$6` of the same account is live: checked in
+/// [`INSERT_ACCOUNT_TOKEN`], only while the token `$7` of the same account is live: checked in
 /// the statement that writes, so a caller revoked a moment ago mints nothing.
 pub const MINT_ACCOUNT_TOKEN: &str =
-    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at) \
-     SELECT $1, $2, $3, $4, $5 WHERE EXISTS \
-     (SELECT 1 FROM account_tokens WHERE id = $6 AND account_id = $2 AND revoked_at IS NULL)";
+    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at, signed_in_with) \
+     SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS \
+     (SELECT 1 FROM account_tokens WHERE id = $7 AND account_id = $2 AND revoked_at IS NULL)";
 
 /// The account a live token's hash (`$1`) opens, with the token's id.
 pub const ACCOUNT_FOR_TOKEN: &str =
@@ -111,7 +113,7 @@ pub const ACCOUNT_FOR_TOKEN: &str =
 
 /// Account `$1`'s live tokens, oldest first.
 pub const ACCOUNT_TOKENS: &str =
-    "SELECT id, account_id, name, token_hash, created_at FROM account_tokens \
+    "SELECT id, account_id, name, token_hash, created_at, signed_in_with FROM account_tokens \
      WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id";
 
 /// The most token ids one [`live_account_tokens`] statement asks about (SQLite allows 32,766
@@ -387,6 +389,10 @@ pub fn account_token_from_row(row: &impl Columns) -> Result<AccountTokenRecord, 
         name: text(row, "name")?,
         token_hash: text(row, "token_hash")?,
         created_at: row.time("created_at")?,
+        signed_in_with: row
+            .text("signed_in_with")?
+            .map(|how| SignedInWith::from_name(&how))
+            .transpose()?,
     })
 }
 

@@ -26,7 +26,8 @@ use super::{
     is_unique_violation, stored_json, time_text, AccountRecord, AccountStore, AccountTokenRecord,
     Append, Attention, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore,
     IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
-    SeatCredential, SignInCodeRecord, StoreError, StoredEvent, VacationRecord, LEADER_LEASE,
+    SeatCredential, SignInCodeRecord, SignedInWith, StoreError, StoredEvent, VacationRecord,
+    LEADER_LEASE,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -458,7 +459,7 @@ impl OutboxStore for SqliteStore {
 }
 
 /// Binds an account token's columns to [`rows::INSERT_ACCOUNT_TOKEN`] (or the mint).
-fn bind_token<'q>(
+pub(super) fn bind_token<'q>(
     query: sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
     token: &AccountTokenRecord,
 ) -> sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
@@ -468,6 +469,7 @@ fn bind_token<'q>(
         .bind(token.name.clone())
         .bind(token.token_hash.clone())
         .bind(time_text(&token.created_at))
+        .bind(token.signed_in_with.map(SignedInWith::name))
 }
 
 #[async_trait]

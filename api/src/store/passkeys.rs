@@ -1,0 +1,360 @@
+//! An account's passkeys and the WebAuthn ceremonies under way
+//! (`migrations/*/…_passkeys_and_sign_ins.sql`). Ordinary mutable rows, never part of a
+//! game's log: what a passkey is (its public key, its counter) is the relying party's
+//! business (`service::passkeys`); the store keeps it as the JSON it was given.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::rows::{self, Columns};
+use super::{
+    is_unique_violation, time_text, AccountTokenRecord, Deadline, EventStore, PostgresStore,
+    SqliteStore, StoreError,
+};
+
+/// One of an account's passkeys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PasskeyRecord {
+    /// Its id in Parlour (not the authenticator's credential id).
+    pub id: Uuid,
+    /// The account it signs in.
+    pub account: Uuid,
+    /// The name its owner gave it.
+    pub name: String,
+    /// The authenticator's credential id, base64url: unique across accounts.
+    pub credential_id: String,
+    /// The relying party's record of the credential (public key, counter), as JSON.
+    pub passkey: String,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+    /// When it last signed a device in.
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+/// Passkeys, and the ceremonies that make and use them.
+#[async_trait]
+pub trait PasskeyStore: Send + Sync {
+    /// Keeps a ceremony's `state` until `expires_at`, and forgets those expired by `now`.
+    async fn begin_ceremony(
+        &self,
+        id: Uuid,
+        state: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+    /// The ceremony's state if it has not expired by `now`, deleted as it is read: a ceremony
+    /// is finished once, by whichever instance is asked first.
+    async fn take_ceremony(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<Option<String>, StoreError>;
+    /// Records `passkey` while the token `by` of its account is live (`false` when it is not);
+    /// `Conflict` when its credential is registered already.
+    async fn add_passkey(&self, by: Uuid, passkey: &PasskeyRecord) -> Result<bool, StoreError>;
+    /// The account's passkeys, oldest first.
+    async fn passkeys(&self, account: Uuid) -> Result<Vec<PasskeyRecord>, StoreError>;
+    /// The passkey with this credential id, whatever its account.
+    async fn passkey_by_credential(
+        &self,
+        credential_id: &str,
+    ) -> Result<Option<PasskeyRecord>, StoreError>;
+    /// Signs in with `passkey`: replaces its record with `updated` (its new counter) and
+    /// notes `at` as its last use, only if its record is still `passkey.passkey` (so two
+    /// sign-ins racing with one signature cannot both win), and records `token` in the same
+    /// transaction. `false` when the passkey was removed or changed meanwhile.
+    async fn sign_in_with_passkey(
+        &self,
+        passkey: &PasskeyRecord,
+        updated: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError>;
+    /// Removes `account`'s passkey `id` while the token `by` of the account is live. `false`
+    /// when nothing was removed.
+    async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError>;
+}
+
+const BEGIN: &str = "INSERT INTO passkey_ceremonies (id, state, expires_at) VALUES ($1, $2, $3)";
+
+const FORGET_EXPIRED: &str = "DELETE FROM passkey_ceremonies WHERE expires_at <= $1";
+
+const TAKE: &str =
+    "DELETE FROM passkey_ceremonies WHERE id = $1 AND expires_at > $2 RETURNING state";
+
+const ADD: &str = "INSERT INTO passkeys \
+     (id, account_id, name, credential_id, passkey, created_at, last_used_at) \
+     SELECT $1, $2, $3, $4, $5, $6, NULL WHERE EXISTS \
+     (SELECT 1 FROM account_tokens WHERE id = $7 AND account_id = $2 AND revoked_at IS NULL)";
+
+const COLUMNS: &str =
+    "SELECT id, account_id, name, credential_id, passkey, created_at, last_used_at FROM passkeys";
+
+const USE: &str =
+    "UPDATE passkeys SET passkey = $2, last_used_at = $3 WHERE id = $1 AND passkey = $4";
+
+const REMOVE: &str = "DELETE FROM passkeys WHERE id = $3 AND account_id = $2 AND EXISTS \
+     (SELECT 1 FROM account_tokens WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL)";
+
+fn of_account() -> String {
+    format!("{COLUMNS} WHERE account_id = $1 ORDER BY created_at, id")
+}
+
+fn of_credential() -> String {
+    format!("{COLUMNS} WHERE credential_id = $1")
+}
+
+fn passkey_from(row: &impl Columns) -> Result<PasskeyRecord, StoreError> {
+    let text = |name: &str| {
+        row.text(name)?
+            .ok_or_else(|| StoreError::Corrupt(format!("a passkey's {name} is null")))
+    };
+    Ok(PasskeyRecord {
+        id: row.uuid("id")?,
+        account: row.uuid("account_id")?,
+        name: text("name")?,
+        credential_id: text("credential_id")?,
+        passkey: text("passkey")?,
+        created_at: row.time("created_at")?,
+        last_used_at: row.maybe_time("last_used_at")?,
+    })
+}
+
+fn conflict_or(error: sqlx::Error) -> StoreError {
+    if is_unique_violation(&error) {
+        StoreError::Conflict
+    } else {
+        StoreError::Database(error)
+    }
+}
+
+#[async_trait]
+impl PasskeyStore for SqliteStore {
+    async fn begin_ceremony(
+        &self,
+        id: Uuid,
+        state: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(FORGET_EXPIRED)
+            .bind(time_text(&now))
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(BEGIN)
+            .bind(id.to_string())
+            .bind(state)
+            .bind(time_text(&expires_at))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn take_ceremony(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(TAKE)
+            .bind(id.to_string())
+            .bind(time_text(&now))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|row| row.text("state")).transpose()?.flatten())
+    }
+
+    async fn add_passkey(&self, by: Uuid, passkey: &PasskeyRecord) -> Result<bool, StoreError> {
+        let done = sqlx::query(ADD)
+            .bind(passkey.id.to_string())
+            .bind(passkey.account.to_string())
+            .bind(&passkey.name)
+            .bind(&passkey.credential_id)
+            .bind(&passkey.passkey)
+            .bind(time_text(&passkey.created_at))
+            .bind(by.to_string())
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn passkeys(&self, account: Uuid) -> Result<Vec<PasskeyRecord>, StoreError> {
+        let rows = sqlx::query(&of_account())
+            .bind(account.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(passkey_from).collect()
+    }
+
+    async fn passkey_by_credential(
+        &self,
+        credential_id: &str,
+    ) -> Result<Option<PasskeyRecord>, StoreError> {
+        let row = sqlx::query(&of_credential())
+            .bind(credential_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(passkey_from).transpose()
+    }
+
+    async fn sign_in_with_passkey(
+        &self,
+        passkey: &PasskeyRecord,
+        updated: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query(USE)
+            .bind(passkey.id.to_string())
+            .bind(updated)
+            .bind(time_text(&at))
+            .bind(&passkey.passkey)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        super::sqlite::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), token)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError> {
+        let done = sqlx::query(REMOVE)
+            .bind(by.to_string())
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}
+
+#[async_trait]
+impl PasskeyStore for PostgresStore {
+    async fn begin_ceremony(
+        &self,
+        id: Uuid,
+        state: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(FORGET_EXPIRED)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(BEGIN)
+            .bind(id)
+            .bind(state)
+            .bind(expires_at)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn take_ceremony(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(TAKE)
+            .bind(id)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|row| row.text("state")).transpose()?.flatten())
+    }
+
+    async fn add_passkey(&self, by: Uuid, passkey: &PasskeyRecord) -> Result<bool, StoreError> {
+        let done = sqlx::query(ADD)
+            .bind(passkey.id)
+            .bind(passkey.account)
+            .bind(&passkey.name)
+            .bind(&passkey.credential_id)
+            .bind(&passkey.passkey)
+            .bind(passkey.created_at)
+            .bind(by)
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn passkeys(&self, account: Uuid) -> Result<Vec<PasskeyRecord>, StoreError> {
+        let rows = sqlx::query(&of_account())
+            .bind(account)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(passkey_from).collect()
+    }
+
+    async fn passkey_by_credential(
+        &self,
+        credential_id: &str,
+    ) -> Result<Option<PasskeyRecord>, StoreError> {
+        let row = sqlx::query(&of_credential())
+            .bind(credential_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(passkey_from).transpose()
+    }
+
+    async fn sign_in_with_passkey(
+        &self,
+        passkey: &PasskeyRecord,
+        updated: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query(USE)
+            .bind(passkey.id)
+            .bind(updated)
+            .bind(at)
+            .bind(&passkey.passkey)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        super::postgres::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), token)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError> {
+        let done = sqlx::query(REMOVE)
+            .bind(by)
+            .bind(account)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}
+
+bounded! {
+    impl PasskeyStore {
+        write fn begin_ceremony(&self, id: Uuid, state: &str, expires_at: DateTime<Utc>,
+            now: DateTime<Utc>) -> ();
+        write fn take_ceremony(&self, id: Uuid, now: DateTime<Utc>) -> Option<String>;
+        write fn add_passkey(&self, by: Uuid, passkey: &PasskeyRecord) -> bool;
+        read fn passkeys(&self, account: Uuid) -> Vec<PasskeyRecord>;
+        read fn passkey_by_credential(&self, credential_id: &str) -> Option<PasskeyRecord>;
+        write fn sign_in_with_passkey(&self, passkey: &PasskeyRecord, updated: &str,
+            at: DateTime<Utc>, token: &AccountTokenRecord) -> bool;
+        write fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> bool;
+    }
+}

@@ -1,0 +1,29 @@
+-- Passkeys (WebAuthn, issue 38): an account's passkeys sign it in on a new device without the
+-- old one. `passkey` is the relying party's record of the credential (its public key and
+-- signature counter, as webauthn-rs keeps it, JSON); `credential_id` is the authenticator's id
+-- for it (base64url), unique across accounts, since a sign-in finds the passkey by it.
+CREATE TABLE passkeys (
+    id            TEXT PRIMARY KEY,
+    account_id    TEXT NOT NULL REFERENCES accounts (id),
+    name          TEXT NOT NULL,
+    credential_id TEXT NOT NULL UNIQUE,
+    passkey       TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    last_used_at  TEXT
+) STRICT;
+CREATE INDEX passkeys_by_account ON passkeys (account_id, created_at);
+
+-- A registration or sign-in under way: the challenge the server sent and what it must check
+-- the answer against. Read once (deleted as it is read), so an answer cannot be replayed;
+-- kept in the database, not in one instance's memory, so any instance may finish it.
+-- `state` names the registering account, if any (a sign-in has none).
+CREATE TABLE passkey_ceremonies (
+    id         TEXT PRIMARY KEY,
+    state      TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX passkey_ceremonies_expiry ON passkey_ceremonies (expires_at);
+
+-- How each token came to be: 'account' (made with the account), 'token' (minted by a signed-in
+-- device), 'code' (a sign-in code), 'passkey'. Tokens made before this column say nothing.
+ALTER TABLE account_tokens ADD COLUMN signed_in_with TEXT;
