@@ -1294,8 +1294,8 @@ pub struct AccountToken {
     /// Whether it is the token this request was sent with.
     pub current: bool,
     /// How it was made: with the account (`account`), minted by a signed-in device
-    /// (`token`), with a sign-in code (`code`) or a passkey (`passkey`). Absent for tokens
-    /// made before Parlour recorded it.
+    /// (`token`), with a sign-in code (`code`), a mailed sign-in link (`email`) or a passkey
+    /// (`passkey`). Absent for tokens made before Parlour recorded it.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "passkey")]
     pub signed_in_with: Option<SignedInWith>,
@@ -1313,6 +1313,8 @@ pub enum SignedInWith {
     Code,
     /// One of the account's passkeys.
     Passkey,
+    /// A sign-in link mailed to one of the account's verified addresses.
+    Email,
 }
 
 /// A token just minted, with its secret: shown only in this answer, stored only as a hash.
@@ -1391,7 +1393,8 @@ pub struct SignInCode {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SignIn {
-    /// The code the signed-in device was given.
+    /// The code the signed-in device was given (`signin_…`), or the one in a sign-in mail
+    /// (`mailin_…`).
     #[schema(example = "signin_9b2f41c07d3a5e88aa01", max_length = 100)]
     pub code: String,
     /// The new token's name (this device), by the rules of a player's name.
@@ -1402,6 +1405,25 @@ pub struct SignIn {
         pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
     )]
     pub token_name: String,
+}
+
+/// `POST /v1/accounts/email-sign-in`: mail me a sign-in link.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailSignIn {
+    /// An address an account here has verified.
+    #[schema(example = "ann@example.org", max_length = 254)]
+    pub address: String,
+}
+
+/// What `POST /v1/accounts/email-sign-in` did: the same answer whether or not an account
+/// here has verified the address, so that it tells nobody who plays here.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EmailSignInRequested {
+    /// The address, as Parlour writes it (its domain lowercased).
+    pub address: String,
+    /// Until when the mailed link works, if one was mailed.
+    pub expires_at: DateTime<Utc>,
 }
 
 /// `POST /v1/me/passkey-registrations`, `POST /v1/accounts/passkey-challenges`: a WebAuthn

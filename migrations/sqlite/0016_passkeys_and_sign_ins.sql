@@ -27,3 +27,17 @@ CREATE INDEX passkey_ceremonies_expiry ON passkey_ceremonies (expires_at);
 -- How each token came to be: 'account' (made with the account), 'token' (minted by a signed-in
 -- device), 'code' (a sign-in code), 'passkey'. Tokens made before this column say nothing.
 ALTER TABLE account_tokens ADD COLUMN signed_in_with TEXT;
+
+-- A sign-in link mailed to a verified address (issue 38, a second way back): only the hash of
+-- its code is kept (the mail's code is derived from the message id under the operator's key
+-- when the mail is written, so the outbox holds no code either). It works once, for a short
+-- time, and only while its address is still verified.
+CREATE TABLE email_sign_in_codes (
+    code_hash  TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    address_id TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at    TEXT
+) STRICT;
+-- Sign-in links find an account's verified addresses by the address itself.
+CREATE INDEX webhooks_email_by_address ON webhooks (url) WHERE kind = 'email';

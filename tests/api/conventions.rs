@@ -20,7 +20,7 @@ use parlour::store::{
 };
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, NoticeStore, Purged};
-use parlour::store::{PasskeyRecord, PasskeyStore};
+use parlour::store::{EmailSignInRecord, PasskeyRecord, SignInStore};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -586,7 +586,7 @@ impl NoticeStore for HeldAppend {
 }
 
 #[async_trait]
-impl PasskeyStore for HeldAppend {
+impl SignInStore for HeldAppend {
     async fn begin_ceremony(
         &self,
         id: Uuid,
@@ -628,6 +628,20 @@ impl PasskeyStore for HeldAppend {
     }
     async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError> {
         self.inner.remove_passkey(by, account, id).await
+    }
+    async fn verified_addresses(&self, mailto: &str) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
+        self.inner.verified_addresses(mailto).await
+    }
+    async fn create_email_sign_in(&self, record: &EmailSignInRecord) -> Result<(), StoreError> {
+        self.inner.create_email_sign_in(record).await
+    }
+    async fn redeem_email_sign_in(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError> {
+        self.inner.redeem_email_sign_in(code_hash, at, token).await
     }
 }
 

@@ -814,6 +814,16 @@ async fn a_server_without_a_mail_server_keeps_no_addresses(backend: Backend) {
     let listed = addresses(&h, &ann).await;
     assert_eq!(listed["email_enabled"], false);
     assert_eq!(listed["addresses"], json!([]));
+    let res = h
+        .app
+        .request(
+            Method::POST,
+            "/v1/accounts/email-sign-in",
+            None,
+            Some(&json!({"address": "ann@example.org"})),
+        )
+        .await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "email-off").await;
 }
 
 async fn games_differing_only_in_a_hidden_lay_mail_the_same_notices(backend: Backend) {
@@ -881,6 +891,140 @@ async fn a_sign_in_is_mailed_at_once_even_in_quiet_hours_but_not_to_an_address_t
     );
 }
 
+/// The sign-in code a mail carries.
+fn mailed_code(mail: &Sunk) -> String {
+    mail.text()
+        .split_whitespace()
+        .find(|word| word.starts_with("mailin_"))
+        .unwrap_or_else(|| panic!("no code in {}", mail.text()))
+        .to_string()
+}
+
+async fn a_verified_address_is_mailed_a_sign_in_link_for_each_of_its_accounts_once(
+    backend: Backend,
+) {
+    let (h, sink) = mailed(backend, 100).await;
+    let ann = account(&h.app, "Ann").await;
+    let bea = account(&h.app, "Bea").await;
+    let cy = account(&h.app, "Cy").await;
+    verified(&h, &sink, &ann, "ann@example.org").await;
+    // Bea shares the address, and verifies it for her own account too.
+    let beas = add(&h, &bea, "ann@example.org").await;
+    let link = relay_until(&h, &sink, "ann@example.org", 2).await[1].link("http://");
+    assert_eq!(follow(&link).await.0, StatusCode::OK);
+    // Cy never confirmed his.
+    add(&h, &cy, "cy@example.org").await;
+
+    let ask = |address: &str| {
+        let app = &h.app;
+        let body = json!({ "address": address });
+        async move { app.post("/v1/accounts/email-sign-in", None, &body).await }
+    };
+    let (status, asked) = ask("ann@EXAMPLE.ORG").await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{asked}");
+    assert_eq!(asked["address"], "ann@example.org");
+    // An address nobody verified, and one nobody holds, are answered alike.
+    let (status, unverified) = ask("cy@example.org").await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (_, unknown) = ask("nobody@example.org").await;
+    assert_eq!(unknown["expires_at"], asked["expires_at"]);
+    assert_eq!(unverified["expires_at"], asked["expires_at"]);
+
+    let mails = relay_until(&h, &sink, "ann@example.org", 4).await;
+    let mut subjects: Vec<String> = mails[2..].iter().map(Sunk::subject).collect();
+    subjects.sort();
+    assert_eq!(
+        subjects,
+        ["Sign in to Parlour as Ann", "Sign in to Parlour as Bea"]
+    );
+    let link_for = |name: &str| {
+        mails
+            .iter()
+            .find(|m| m.subject() == format!("Sign in to Parlour as {name}"))
+            .unwrap()
+    };
+    let anns = link_for("Ann");
+    let code = mailed_code(anns);
+    assert!(
+        anns.text().contains(&format!("/play/sign-in#code={code}")),
+        "the code is in the link's fragment, which no server sees: {}",
+        anns.text()
+    );
+    assert!(anns.header("List-Unsubscribe").is_none());
+    h.service.webhooks().relay().await.unwrap();
+    assert!(
+        !sink
+            .to("cy@example.org")
+            .iter()
+            .any(|m| m.subject().starts_with("Sign in")),
+        "nothing but his verification before he confirms"
+    );
+    assert!(sink.to("nobody@example.org").is_empty());
+
+    let redeem = |code: String| {
+        let app = &h.app;
+        async move {
+            app.post(
+                "/v1/accounts/sign-in",
+                None,
+                &json!({"code": code, "token_name": "new phone"}),
+            )
+            .await
+        }
+    };
+    let (status, signed_in) = redeem(code.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{signed_in}");
+    assert_eq!(signed_in["account"]["name"], "Ann");
+    let phone = signed_in["token"]["secret"].as_str().unwrap();
+    let (_, me) = h.app.get("/v1/me", Some(phone)).await;
+    assert_eq!(me["tokens"][1]["signed_in_with"], "email");
+    let (status, _) = redeem(code).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a link works once");
+    // The sign-in is told, like every other.
+    relay_until_told(&h, &sink, "ann@example.org", "new phone signed in").await;
+
+    // Bea's link stops working once she removes the address from her account.
+    let res = h
+        .app
+        .request(
+            Method::DELETE,
+            &format!("/v1/me/email-addresses/{}", beas["id"].as_str().unwrap()),
+            Some(&bea),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    let (status, _) = redeem(mailed_code(link_for("Bea"))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    // A link works for fifteen minutes.
+    let before = sink.to("ann@example.org").len();
+    ask("ann@example.org").await;
+    let mails = relay_until(&h, &sink, "ann@example.org", before + 1).await;
+    let last = mails.last().unwrap();
+    assert_eq!(last.subject(), "Sign in to Parlour as Ann");
+    h.clock.advance(Duration::from_secs(15 * 60 + 1));
+    let (status, _) = redeem(mailed_code(last)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "expired");
+
+    // Not an address at all.
+    let res = h
+        .app
+        .request(
+            Method::POST,
+            "/v1/accounts/email-sign-in",
+            None,
+            Some(&json!({"address": "not an address"})),
+        )
+        .await;
+    assert_problem(
+        res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "invalid-email-address",
+    )
+    .await;
+}
+
 /// Verifies `address` for the account of `token`, then turns its notices off: the address.
 async fn verified_then_off(h: &Hooked, sink: &Sink, token: &str, address: &str) -> String {
     verified(h, sink, token, address).await;
@@ -929,6 +1073,7 @@ macro_rules! mailed_on_both_backends {
 }
 
 mailed_on_both_backends!(
+    a_verified_address_is_mailed_a_sign_in_link_for_each_of_its_accounts_once,
     a_sign_in_is_mailed_at_once_even_in_quiet_hours_but_not_to_an_address_turned_off,
     an_address_is_mailed_only_its_verification_until_its_owner_follows_the_link,
     one_click_unsubscribe_stops_the_notices_until_they_are_turned_on_again,

@@ -275,6 +275,8 @@ async fn a_passkey_made_on_one_device_signs_the_account_in_on_another(app: TestA
         .await;
     assert_eq!(status, StatusCode::CREATED);
     let phone = created["token"]["secret"].as_str().unwrap().to_string();
+    let bea = new_account(&app, "Bea").await;
+    let game = crate::webhooks::girl(&app, &phone, &bea).await;
     let mut authenticator = Authenticator::for_app(&app, 1);
 
     let (status, challenge) = app
@@ -324,6 +326,10 @@ async fn a_passkey_made_on_one_device_signs_the_account_in_on_another(app: TestA
     assert_eq!(tokens[0]["signed_in_with"], "account");
     assert_eq!(tokens[1]["signed_in_with"], "passkey");
     assert_eq!(tokens[1]["current"], true);
+    // ... and finds the account's games where it left them.
+    let (status, inbox) = app.get("/v1/me/games", Some(laptop)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(inbox["games"][0]["id"], json!(game), "{inbox}");
     let list = passkeys(&app, laptop).await;
     assert!(
         list["passkeys"][0]["last_used_at"].is_string(),

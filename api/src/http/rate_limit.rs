@@ -66,6 +66,7 @@ pub const DEFAULT_SIGN_INS_PER_CLIENT: u32 = 10;
 /// The routes that are sign-in attempts (no token needed, a credential tried).
 pub const SIGN_IN_PATHS: &[&str] = &[
     "/v1/accounts/sign-in",
+    "/v1/accounts/email-sign-in",
     "/v1/accounts/passkey-challenges",
     "/v1/accounts/passkey-sign-in",
 ];

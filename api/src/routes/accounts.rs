@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::Bearer;
 use crate::dto::{
-    CreatedAccount, IssuedAccountToken, Me, NewAccount, NewAccountToken, SignIn, SignInCode,
+    CreatedAccount, EmailSignIn, EmailSignInRequested, IssuedAccountToken, Me, NewAccount,
+    NewAccountToken, SignIn, SignInCode,
 };
 use crate::error::{ApiError, Problem};
 use crate::service::Parlour;
@@ -154,6 +155,31 @@ pub async fn sign_in_code(
     let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
     let code = service.accounts().issue_sign_in_code(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(code))
+}
+
+/// Mail me a sign-in link
+///
+/// A way back for a player with no signed-in device and no passkey: each account here that
+/// has verified `address` (with its notices on) is mailed a link that signs a device in, once,
+/// within 15 minutes (its code is redeemed at `POST /v1/accounts/sign-in`). The answer is
+/// the same whether or not any account has: it tells nobody who plays here. No token is
+/// needed. Answers 422 `email-off` on a server that sends no mail.
+#[utoipa::path(tag = "accounts", operation_id = "requestEmailSignIn", request_body = EmailSignIn,
+    responses(
+        (status = 202, body = EmailSignInRequested, description = "A link is mailed to each account that verified the address, if any did"),
+        (status = 400, description = "Malformed body", content_type = PROBLEM),
+        (status = 422, description = "Not an address (`invalid-email-address`), or no mail on this server (`email-off`)", content_type = PROBLEM),
+        (status = 429, description = "Too many sign-in attempts from this address (`rate-limited`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/accounts/email-sign-in")]
+pub async fn email_sign_in(
+    service: web::Data<Parlour>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let request: EmailSignIn = object_body(body.into_inner())?;
+    let requested = service.sign_in_links().request(request).await?;
+    Ok(for_the_caller(&mut HttpResponse::Accepted()).json(requested))
 }
 
 /// Sign in with a one-time code

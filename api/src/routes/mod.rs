@@ -96,6 +96,7 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(accounts::revoke)
         .service(accounts::sign_in_code)
         .service(accounts::sign_in)
+        .service(accounts::email_sign_in)
         .service(passkeys::begin_registration)
         .service(passkeys::register)
         .service(passkeys::list)

@@ -9,11 +9,10 @@
 
 use std::time::Duration;
 
-use uuid::Uuid;
-
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use uuid::Uuid;
 
 use super::{random_bytes, text, token_hash, Clock, Fault, Result, Revocations, ServiceError};
 use crate::bus::CommitSignal;
@@ -23,7 +22,7 @@ use crate::dto::{
 };
 use crate::store::{
     AccountRecord, AccountStore, AccountTokenRecord, EndpointKind, MessageState, SignInCodeRecord,
-    SignedInWith, WebhookMessageRecord, WebhookStore,
+    SignInStore, SignedInWith, WebhookMessageRecord, WebhookStore,
 };
 
 /// What every account token begins with.
@@ -60,6 +59,8 @@ pub struct Accounts<'a> {
     hooks: &'a dyn WebhookStore,
     /// Wakes the relay when a sign-in is told.
     commits: &'a CommitSignal,
+    /// The codes of mailed sign-in links.
+    sign_ins: &'a dyn SignInStore,
 }
 
 impl<'a> Accounts<'a> {
@@ -70,6 +71,7 @@ impl<'a> Accounts<'a> {
         revocations: &'a Revocations,
         hooks: &'a dyn WebhookStore,
         commits: &'a CommitSignal,
+        sign_ins: &'a dyn SignInStore,
     ) -> Self {
         Accounts {
             store,
@@ -77,6 +79,7 @@ impl<'a> Accounts<'a> {
             revocations,
             hooks,
             commits,
+            sign_ins,
         }
     }
 
@@ -167,6 +170,7 @@ impl<'a> Accounts<'a> {
                         SignedInWith::Token => dto::SignedInWith::Token,
                         SignedInWith::Code => dto::SignedInWith::Code,
                         SignedInWith::Passkey => dto::SignedInWith::Passkey,
+                        SignedInWith::Email => dto::SignedInWith::Email,
                     }),
                 })
                 .collect(),
@@ -256,23 +260,30 @@ impl Accounts<'_> {
         let refused = || {
             ServiceError::AccountUnauthorized(
                 "this sign-in code is unknown, was used already, or has expired: ask a signed-in \
-                 device for a new one",
+                 device for a new one, or mail yourself a new link",
             )
         };
-        if !request.code.starts_with(SIGN_IN_CODE_PREFIX) {
+        let mailed = request.code.starts_with(super::sign_in_links::CODE_PREFIX);
+        if !request.code.starts_with(SIGN_IN_CODE_PREFIX) && !mailed {
             return Err(refused());
         }
+        let how = if mailed {
+            SignedInWith::Email
+        } else {
+            SignedInWith::Code
+        };
         // The account is the code's: the placeholder here is replaced in the statement.
-        let (token, issued) = Self::mint(self.clock, Uuid::nil(), name, SignedInWith::Code)?;
-        let account = self
-            .store
-            .redeem_sign_in_code(
-                &token_hash(&request.code),
-                self.clock.recorded_now(),
-                &token,
-            )
-            .await?
-            .ok_or_else(refused)?;
+        let (token, issued) = Self::mint(self.clock, Uuid::nil(), name, how)?;
+        let hash = token_hash(&request.code);
+        let now = self.clock.recorded_now();
+        let account = if mailed {
+            self.sign_ins
+                .redeem_email_sign_in(&hash, now, &token)
+                .await?
+        } else {
+            self.store.redeem_sign_in_code(&hash, now, &token).await?
+        }
+        .ok_or_else(refused)?;
         let account = self.store.account(account).await?.ok_or_else(refused)?;
         let token = AccountTokenRecord {
             account: account.id,
@@ -329,6 +340,7 @@ async fn queue_sign_in_notices(
     let how = match (token.signed_in_with, passkey) {
         (Some(SignedInWith::Passkey), Some(name)) => format!("the passkey {name}"),
         (Some(SignedInWith::Passkey), None) => "a passkey".to_string(),
+        (Some(SignedInWith::Email), _) => "a link mailed to you".to_string(),
         _ => "a sign-in code".to_string(),
     };
     let payload = json!({

@@ -38,6 +38,8 @@ pub const VERIFICATION_LIFETIME: chrono::Duration = chrono::Duration::hours(24);
 pub const DEFAULT_MAILS_PER_HOUR: u32 = 6;
 /// The message type of a verification mail (never a webhook's).
 pub const VERIFICATION: &str = "email.verification";
+/// The message type of a sign-in link (never a webhook's).
+pub const SIGN_IN_LINK: &str = "email.sign_in";
 /// The purpose the links' key is derived for from the operator's key file.
 const LINKS_PURPOSE: &str = "parlour email links v1";
 /// The window the rate limit counts mails in.
@@ -206,19 +208,7 @@ impl<'a> EmailAddresses<'a> {
         if self.mailer.is_none() {
             return Err(ServiceError::EmailOff);
         }
-        let address = request.address.trim();
-        if address.len() > MAX_ADDRESS || !mail::is_address(address) {
-            return Err(ServiceError::BadEmailAddress(format!(
-                "{:?} is not an address mail can be sent to (local@domain, at most \
-                 {MAX_ADDRESS} characters)",
-                address.chars().take(60).collect::<String>()
-            )));
-        }
-        // Domains are case-insensitive; the local part is the receiving server's business.
-        let address = match address.rsplit_once('@') {
-            Some((local, domain)) => format!("{local}@{}", domain.to_ascii_lowercase()),
-            None => address.to_string(),
-        };
+        let address = mailbox(&request.address)?;
         let url = format!("mailto:{address}");
         let mine = self.mine(caller).await?;
         if mine.iter().any(|record| record.url == url) {
@@ -369,6 +359,23 @@ impl<'a> EmailAddresses<'a> {
     }
 }
 
+/// `address` as Parlour keeps it (its domain lowercased: domains are case-insensitive; the
+/// local part is the receiving server's business), if mail can be sent to it.
+pub(super) fn mailbox(address: &str) -> Result<String> {
+    let address = address.trim();
+    if address.len() > MAX_ADDRESS || !mail::is_address(address) {
+        return Err(ServiceError::BadEmailAddress(format!(
+            "{:?} is not an address mail can be sent to (local@domain, at most \
+             {MAX_ADDRESS} characters)",
+            address.chars().take(60).collect::<String>()
+        )));
+    }
+    Ok(match address.rsplit_once('@') {
+        Some((local, domain)) => format!("{local}@{}", domain.to_ascii_lowercase()),
+        None => address.to_string(),
+    })
+}
+
 /// The relay's way of sending to an address: what the webhooks' relay hands an email
 /// endpoint's due messages to.
 pub(super) struct MailRelay<'a> {
@@ -401,12 +408,17 @@ impl MailRelay<'_> {
             record(store, hook, &messages, &nothing, now, 0).await?;
             return Ok(count);
         };
-        let (verifications, notices): (Vec<_>, Vec<_>) = messages
+        // A verification and a sign-in link each go alone, at once; notices together.
+        let (alone, notices): (Vec<_>, Vec<_>) = messages
             .into_iter()
-            .partition(|m| m.event_type == VERIFICATION);
+            .partition(|m| m.event_type == VERIFICATION || m.event_type == SIGN_IN_LINK);
         let mut mails: Vec<(Vec<WebhookMessageRecord>, Mail)> = Vec::new();
-        for message in verifications {
-            let mail = verification_mail(self.settings, signer, hook, &message)?;
+        for message in alone {
+            let mail = if message.event_type == SIGN_IN_LINK {
+                sign_in_mail(self.settings, signer, hook, &message)?
+            } else {
+                verification_mail(self.settings, signer, hook, &message)?
+            };
             mails.push((vec![message], mail));
         }
         if !notices.is_empty() {
@@ -530,6 +542,21 @@ fn link_url(settings: &EmailSettings, signer: &Signer, link: Link, id: Uuid, unt
     )
 }
 
+/// The account a verification or sign-in message names, and until when its link works.
+fn account_and_until(message: &WebhookMessageRecord) -> Result<(String, i64)> {
+    let payload: Value = serde_json::from_str(&message.payload).map_err(internal)?;
+    let account = payload
+        .get("account")
+        .and_then(Value::as_str)
+        .unwrap_or("a player")
+        .to_string();
+    let until = payload
+        .get("until")
+        .and_then(Value::as_i64)
+        .unwrap_or_default();
+    Ok((account, until))
+}
+
 /// The verification mail for `hook`, from its message.
 fn verification_mail(
     settings: &EmailSettings,
@@ -537,15 +564,8 @@ fn verification_mail(
     hook: &WebhookRecord,
     message: &WebhookMessageRecord,
 ) -> Result<Mail> {
-    let payload: Value = serde_json::from_str(&message.payload).map_err(internal)?;
-    let account = payload
-        .get("account")
-        .and_then(Value::as_str)
-        .unwrap_or("a player");
-    let until = payload
-        .get("until")
-        .and_then(Value::as_i64)
-        .unwrap_or_default();
+    let (account, until) = account_and_until(message)?;
+    let account = account.as_str();
     let link = link_url(settings, signer, Link::Verify, hook.id, until);
     let text = format!(
         "Someone, we hope you, added this address to the Parlour account \"{account}\" to be \
@@ -565,6 +585,47 @@ fn verification_mail(
     Ok(Mail {
         to: address_of(hook).to_string(),
         subject: "Confirm your address for Parlour".into(),
+        text,
+        html,
+        unsubscribe: None,
+    })
+}
+
+/// The sign-in link for `hook`'s account, from its message: its code is derived from the
+/// message's id, as it was when the link was asked for (`sign_in_links`).
+fn sign_in_mail(
+    settings: &EmailSettings,
+    signer: &Signer,
+    hook: &WebhookRecord,
+    message: &WebhookMessageRecord,
+) -> Result<Mail> {
+    let (account, _) = account_and_until(message)?;
+    let account = account.as_str();
+    let code = super::sign_in_links::code_of(signer, &message.id);
+    let base = settings.public_url.trim_end_matches('/');
+    // The code travels in the fragment, which a browser never sends to a server: no request
+    // log or proxy between the mail and the page ever sees it.
+    let link = format!("{base}/play/sign-in#code={code}");
+    let minutes = super::sign_in_links::LINK_LIFETIME.num_minutes();
+    let text = format!(
+        "Someone, we hope you, asked to sign in to the Parlour account \"{account}\" with this \
+         address.\n\nOpen this link on the device to sign in, within {minutes} minutes:\n{link}\n\n\
+         or type this code at {base}/play/sign-in:\n{code}\n\nIt works once. If it was not you, \
+         do nothing: nobody signs in without this mail.\n"
+    );
+    let html = format!(
+        "<p>Someone, we hope you, asked to sign in to the Parlour account <b>{account}</b> with \
+         this address.</p><p><a href=\"{link}\">Sign in as {account}</a> (open it on the \
+         device to sign in, within {minutes} minutes), or type this code at \
+         <code>/play/sign-in</code>: <code>{code}</code></p><p>It works once. If it was not \
+         you, do nothing: nobody signs in without this mail.</p>",
+        account = escape(account),
+        link = escape(&link),
+        code = escape(&code),
+    );
+    Ok(Mail {
+        to: address_of(hook).to_string(),
+        subject: format!("Sign in to Parlour as {account}"),
         text,
         html,
         unsubscribe: None,

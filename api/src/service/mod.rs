@@ -264,6 +264,7 @@ pub mod push;
 mod read;
 mod revocations;
 mod seating;
+pub mod sign_in_links;
 mod table;
 pub mod text;
 mod time_source;
@@ -285,6 +286,7 @@ pub use preferences::Preferences;
 pub use push::PushSubscriptions;
 pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
+pub use sign_in_links::SignInLinks;
 pub use table::IdleSweep;
 pub use time_source::{Clock, ManualClock, SystemClock};
 pub use vacation::DEFAULT_VACATION_DAYS;
@@ -561,6 +563,20 @@ impl Parlour {
             &*self.clock,
             &self.revocations,
             &*self.store,
+            &self.commits,
+            &*self.store,
+        )
+    }
+
+    /// Sign-in links mailed to verified addresses.
+    pub fn sign_in_links(&self) -> SignInLinks<'_> {
+        SignInLinks::new(
+            &*self.store,
+            &*self.store,
+            &*self.store,
+            &self.signer,
+            &*self.clock,
+            self.mailer.as_ref(),
             &self.commits,
         )
     }

@@ -5,7 +5,7 @@
 //! the host of the server's public URL (`--public-url`; the loopback address is `localhost`,
 //! the only way a browser makes passkeys for a server on the same machine). A ceremony is two
 //! requests: the first keeps the challenge and what the answer must be checked against in the
-//! database ([`PasskeyStore::begin_ceremony`]), the second takes it back once (deleted as it is
+//! database ([`SignInStore::begin_ceremony`]), the second takes it back once (deleted as it is
 //! read), so an answer is never accepted twice and any instance can finish what another began.
 //!
 //! Sign-in uses discoverable credentials: the browser offers the passkeys it holds for this
@@ -31,7 +31,7 @@ use crate::dto::{
     CreatedAccount, NewPasskey, Passkey, PasskeyChallenge, PasskeyList, PasskeySignIn,
 };
 use crate::store::{
-    AccountStore, PasskeyRecord, PasskeyStore, SignedInWith, StoreError, WebhookStore,
+    AccountStore, PasskeyRecord, SignInStore, SignedInWith, StoreError, WebhookStore,
 };
 
 /// The most passkeys one account may hold.
@@ -121,7 +121,7 @@ enum Ceremony {
 /// The passkeys capability: what it needs, and nothing else (wired in `Parlour::passkeys`).
 pub struct Passkeys<'a> {
     /// Passkeys and ceremonies.
-    store: &'a dyn PasskeyStore,
+    store: &'a dyn SignInStore,
     /// The accounts that passkeys sign in.
     accounts: &'a dyn AccountStore,
     /// Where a sign-in is told.
@@ -158,7 +158,7 @@ fn fault(doing: &'static str) -> impl FnOnce(serde_json::Error) -> ServiceError 
 impl<'a> Passkeys<'a> {
     /// The capability over its parts.
     pub(super) fn new(
-        store: &'a dyn PasskeyStore,
+        store: &'a dyn SignInStore,
         accounts: &'a dyn AccountStore,
         hooks: &'a dyn WebhookStore,
         commits: &'a CommitSignal,

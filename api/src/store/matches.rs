@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::rows::Columns;
+use super::{conflict_or, SqliteStore, StoreError};
 use super::{parse_json, stored_json, time_text, Deadline, EventStore, PostgresStore};
-use super::{SqliteStore, StoreError};
 
 /// A match as created.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,14 +47,6 @@ fn match_from_row(row: &impl Columns) -> Result<MatchRow, StoreError> {
         record: parse_json(&text("record")?)?,
         created_at: row.time("created_at")?,
     })
-}
-
-fn conflict_or(error: sqlx::Error) -> StoreError {
-    if super::is_unique_violation(&error) {
-        StoreError::Conflict
-    } else {
-        StoreError::Database(error)
-    }
 }
 
 #[async_trait]

@@ -17,9 +17,9 @@ mod deadline;
 mod housekeeping;
 mod matches;
 mod notices;
-mod passkeys;
 mod postgres;
 mod rows;
+mod sign_ins;
 mod snapshots;
 mod sqlite;
 mod webhooks;
@@ -37,8 +37,8 @@ pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
 pub use matches::{MatchRow, MatchStore};
 pub use notices::NoticeStore;
-pub use passkeys::{PasskeyRecord, PasskeyStore};
 pub use postgres::PostgresStore;
+pub use sign_ins::{EmailSignInRecord, PasskeyRecord, SignInStore};
 pub use snapshots::{SnapshotRecord, SnapshotStore};
 pub use sqlite::SqliteStore;
 pub use webhooks::{
@@ -96,6 +96,8 @@ pub enum SignedInWith {
     Code,
     /// One of the account's passkeys.
     Passkey,
+    /// A sign-in link mailed to a verified address.
+    Email,
 }
 
 impl SignedInWith {
@@ -106,6 +108,7 @@ impl SignedInWith {
             SignedInWith::Token => "token",
             SignedInWith::Code => "code",
             SignedInWith::Passkey => "passkey",
+            SignedInWith::Email => "email",
         }
     }
 
@@ -116,6 +119,7 @@ impl SignedInWith {
             SignedInWith::Token,
             SignedInWith::Code,
             SignedInWith::Passkey,
+            SignedInWith::Email,
         ]
         .into_iter()
         .find(|how| how.name() == name)
@@ -660,7 +664,7 @@ pub trait EventStore:
     + SnapshotStore
     + CheckpointStore
     + NoticeStore
-    + PasskeyStore
+    + SignInStore
 {
 }
 
@@ -678,7 +682,7 @@ impl<
             + SnapshotStore
             + CheckpointStore
             + NoticeStore
-            + PasskeyStore
+            + SignInStore
             + ?Sized,
     > EventStore for T
 {
@@ -764,4 +768,13 @@ async fn one_by_one<S: LogStore + ?Sized>(
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())
+}
+
+/// `Conflict` for a unique-key violation (the row is there already), else the database error.
+fn conflict_or(error: sqlx::Error) -> StoreError {
+    if is_unique_violation(&error) {
+        StoreError::Conflict
+    } else {
+        StoreError::Database(error)
+    }
 }

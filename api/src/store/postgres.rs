@@ -32,11 +32,11 @@ use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    is_unique_violation, one_by_one, stored_json, AccountRecord, AccountStore, AccountTokenRecord,
-    Append, Attention, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore,
-    IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
-    SeatCredential, SignInCodeRecord, SignedInWith, StoreError, StoredEvent, VacationRecord,
-    EVENTS_CHANNEL,
+    conflict_or, is_unique_violation, one_by_one, stored_json, AccountRecord, AccountStore,
+    AccountTokenRecord, Append, Attention, ClockStore, Committed, FeedCursor, FeedStore,
+    GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem,
+    OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, SignedInWith, StoreError,
+    StoredEvent, VacationRecord, EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -317,14 +317,6 @@ fn bind_group<'q>(query: PgQuery<'q>, appends: &[&Append]) -> Result<PgQuery<'q>
 /// that lock the same heads in another order, on two instances).
 fn is_deadlock(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(db) if db.code().as_deref() == Some("40P01"))
-}
-
-fn conflict_or(error: sqlx::Error) -> StoreError {
-    if is_unique_violation(&error) {
-        StoreError::Conflict
-    } else {
-        StoreError::Database(error)
-    }
 }
 
 #[async_trait]

@@ -23,11 +23,10 @@ use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    is_unique_violation, stored_json, time_text, AccountRecord, AccountStore, AccountTokenRecord,
-    Append, Attention, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore,
-    IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore,
-    SeatCredential, SignInCodeRecord, SignedInWith, StoreError, StoredEvent, VacationRecord,
-    LEADER_LEASE,
+    conflict_or, stored_json, time_text, AccountRecord, AccountStore, AccountTokenRecord, Append,
+    Attention, ClockStore, Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    SignInCodeRecord, SignedInWith, StoreError, StoredEvent, VacationRecord, LEADER_LEASE,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -143,14 +142,6 @@ async fn write_batch(
         .await
         .map_err(conflict_or)?;
     Ok(())
-}
-
-fn conflict_or(error: sqlx::Error) -> StoreError {
-    if is_unique_violation(&error) {
-        StoreError::Conflict
-    } else {
-        StoreError::Database(error)
-    }
 }
 
 #[async_trait]

@@ -1,7 +1,8 @@
-//! An account's passkeys and the WebAuthn ceremonies under way
-//! (`migrations/*/…_passkeys_and_sign_ins.sql`). Ordinary mutable rows, never part of a
-//! game's log: what a passkey is (its public key, its counter) is the relying party's
-//! business (`service::passkeys`); the store keeps it as the JSON it was given.
+//! The ways back into an account besides a token (`migrations/*/…_passkeys_and_sign_ins.sql`):
+//! its passkeys and the WebAuthn ceremonies under way, and the sign-in links mailed to its
+//! verified addresses. Ordinary mutable rows, never part of a game's log: what a passkey is
+//! (its public key, its counter) is the relying party's business (`service::passkeys`); the
+//! store keeps it as the JSON it was given.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -9,8 +10,8 @@ use uuid::Uuid;
 
 use super::rows::{self, Columns};
 use super::{
-    is_unique_violation, time_text, AccountTokenRecord, Deadline, EventStore, PostgresStore,
-    SqliteStore, StoreError,
+    conflict_or, time_text, AccountTokenRecord, Deadline, EventStore, PostgresStore, SqliteStore,
+    StoreError,
 };
 
 /// One of an account's passkeys.
@@ -32,9 +33,22 @@ pub struct PasskeyRecord {
     pub last_used_at: Option<DateTime<Utc>>,
 }
 
-/// Passkeys, and the ceremonies that make and use them.
+/// A sign-in link's code, mailed to one of an account's verified addresses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmailSignInRecord {
+    /// SHA-256 of the code, hex.
+    pub code_hash: String,
+    /// The account it signs in.
+    pub account: Uuid,
+    /// The address it was mailed to (an email endpoint's id).
+    pub address: Uuid,
+    /// Until when it works.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Passkeys and the ceremonies that make and use them; mailed sign-in links.
 #[async_trait]
-pub trait PasskeyStore: Send + Sync {
+pub trait SignInStore: Send + Sync {
     /// Keeps a ceremony's `state` until `expires_at`, and forgets those expired by `now`.
     async fn begin_ceremony(
         &self,
@@ -74,6 +88,20 @@ pub trait PasskeyStore: Send + Sync {
     /// Removes `account`'s passkey `id` while the token `by` of the account is live. `false`
     /// when nothing was removed.
     async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError>;
+    /// The verified addresses `mailto` (an email endpoint's url), whatever their accounts,
+    /// whose notices are on: `(address id, account)`, oldest first.
+    async fn verified_addresses(&self, mailto: &str) -> Result<Vec<(Uuid, Uuid)>, StoreError>;
+    /// Keeps a mailed sign-in link's code.
+    async fn create_email_sign_in(&self, record: &EmailSignInRecord) -> Result<(), StoreError>;
+    /// Uses the code hashed `code_hash` at `at` if it is unused, unexpired, and its address
+    /// still verified, and records `token` for its account in the same transaction: the
+    /// account, or `None` when the code opens nothing.
+    async fn redeem_email_sign_in(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError>;
 }
 
 const BEGIN: &str = "INSERT INTO passkey_ceremonies (id, state, expires_at) VALUES ($1, $2, $3)";
@@ -96,6 +124,25 @@ const USE: &str =
 
 const REMOVE: &str = "DELETE FROM passkeys WHERE id = $3 AND account_id = $2 AND EXISTS \
      (SELECT 1 FROM account_tokens WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL)";
+
+const VERIFIED: &str = "SELECT id, account_id FROM webhooks \
+     WHERE kind = 'email' AND url = $1 AND verified_at IS NOT NULL AND enabled ORDER BY created_at, id";
+
+const KEEP_CODE: &str =
+    "INSERT INTO email_sign_in_codes (code_hash, account_id, address_id, expires_at) \
+     VALUES ($1, $2, $3, $4)";
+
+const REDEEM_CODE: &str = "UPDATE email_sign_in_codes SET used_at = $2 \
+     WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 AND EXISTS \
+     (SELECT 1 FROM webhooks w WHERE w.id = email_sign_in_codes.address_id \
+      AND w.kind = 'email' AND w.verified_at IS NOT NULL) \
+     RETURNING account_id";
+
+fn addresses_from(rows: &[impl Columns]) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
+    rows.iter()
+        .map(|row| Ok((row.uuid("id")?, row.uuid("account_id")?)))
+        .collect()
+}
 
 fn of_account() -> String {
     format!("{COLUMNS} WHERE account_id = $1 ORDER BY created_at, id")
@@ -121,16 +168,8 @@ fn passkey_from(row: &impl Columns) -> Result<PasskeyRecord, StoreError> {
     })
 }
 
-fn conflict_or(error: sqlx::Error) -> StoreError {
-    if is_unique_violation(&error) {
-        StoreError::Conflict
-    } else {
-        StoreError::Database(error)
-    }
-}
-
 #[async_trait]
-impl PasskeyStore for SqliteStore {
+impl SignInStore for SqliteStore {
     async fn begin_ceremony(
         &self,
         id: Uuid,
@@ -235,10 +274,56 @@ impl PasskeyStore for SqliteStore {
             .await?;
         Ok(done.rows_affected() == 1)
     }
+
+    async fn verified_addresses(&self, mailto: &str) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
+        let rows = sqlx::query(VERIFIED)
+            .bind(mailto)
+            .fetch_all(&self.pool)
+            .await?;
+        addresses_from(&rows)
+    }
+
+    async fn create_email_sign_in(&self, record: &EmailSignInRecord) -> Result<(), StoreError> {
+        sqlx::query(KEEP_CODE)
+            .bind(&record.code_hash)
+            .bind(record.account.to_string())
+            .bind(record.address.to_string())
+            .bind(time_text(&record.expires_at))
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(())
+    }
+
+    async fn redeem_email_sign_in(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query(REDEEM_CODE)
+            .bind(code_hash)
+            .bind(time_text(&at))
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let account = row.uuid("account_id")?;
+        let token = AccountTokenRecord {
+            account,
+            ..token.clone()
+        };
+        super::sqlite::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(Some(account))
+    }
 }
 
 #[async_trait]
-impl PasskeyStore for PostgresStore {
+impl SignInStore for PostgresStore {
     async fn begin_ceremony(
         &self,
         id: Uuid,
@@ -343,10 +428,56 @@ impl PasskeyStore for PostgresStore {
             .await?;
         Ok(done.rows_affected() == 1)
     }
+
+    async fn verified_addresses(&self, mailto: &str) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
+        let rows = sqlx::query(VERIFIED)
+            .bind(mailto)
+            .fetch_all(&self.pool)
+            .await?;
+        addresses_from(&rows)
+    }
+
+    async fn create_email_sign_in(&self, record: &EmailSignInRecord) -> Result<(), StoreError> {
+        sqlx::query(KEEP_CODE)
+            .bind(&record.code_hash)
+            .bind(record.account)
+            .bind(record.address)
+            .bind(record.expires_at)
+            .execute(&self.pool)
+            .await
+            .map_err(conflict_or)?;
+        Ok(())
+    }
+
+    async fn redeem_email_sign_in(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<Option<Uuid>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query(REDEEM_CODE)
+            .bind(code_hash)
+            .bind(at)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let account = row.uuid("account_id")?;
+        let token = AccountTokenRecord {
+            account,
+            ..token.clone()
+        };
+        super::postgres::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
+            .execute(&mut *tx)
+            .await
+            .map_err(conflict_or)?;
+        tx.commit().await?;
+        Ok(Some(account))
+    }
 }
 
 bounded! {
-    impl PasskeyStore {
+    impl SignInStore {
         write fn begin_ceremony(&self, id: Uuid, state: &str, expires_at: DateTime<Utc>,
             now: DateTime<Utc>) -> ();
         write fn take_ceremony(&self, id: Uuid, now: DateTime<Utc>) -> Option<String>;
@@ -356,5 +487,9 @@ bounded! {
         write fn sign_in_with_passkey(&self, passkey: &PasskeyRecord, updated: &str,
             at: DateTime<Utc>, token: &AccountTokenRecord) -> bool;
         write fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> bool;
+        read fn verified_addresses(&self, mailto: &str) -> Vec<(Uuid, Uuid)>;
+        write fn create_email_sign_in(&self, record: &EmailSignInRecord) -> ();
+        write fn redeem_email_sign_in(&self, code_hash: &str, at: DateTime<Utc>,
+            token: &AccountTokenRecord) -> Option<Uuid>;
     }
 }
