@@ -59,6 +59,9 @@ fn get_routes(game: &str, account: &str) -> Vec<String> {
             "/play/assets/play.js",
             "/play/assets/play.css",
             "/play/assets/icon.svg",
+            "/play/assets/icon-192.png",
+            "/play/assets/icon-512.png",
+            "/play/assets/icon-maskable-512.png",
             "/play/sw.js",
             "/play/manifest.webmanifest",
             "/favicon.ico",
@@ -234,6 +237,17 @@ async fn a_browser_finds_the_icon_where_it_looks_and_where_the_page_names_it() {
         assert_eq!(res.status(), StatusCode::OK, "{path}");
         assert_eq!(res.headers().get("content-type").unwrap(), "image/svg+xml");
         assert!(res.text().await.unwrap().starts_with("<svg"));
+    }
+    assert!(page.contains(r#"<link rel="apple-touch-icon" href="/play/assets/icon-192.png""#));
+    for path in [
+        "/play/assets/icon-192.png",
+        "/play/assets/icon-512.png",
+        "/play/assets/icon-maskable-512.png",
+    ] {
+        let res = send(&app, Method::GET, path, "x", "identity").await;
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        assert_eq!(res.headers().get("content-type").unwrap(), "image/png");
+        assert!(res.bytes().await.unwrap().starts_with(b"\x89PNG"), "{path}");
     }
 }
 

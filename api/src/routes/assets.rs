@@ -58,8 +58,17 @@ impl Asset {
         content_type: &'static str,
         cache_control: &'static str,
     ) -> Self {
+        Self::binary(body.as_bytes(), content_type, cache_control)
+    }
+
+    /// An asset that is not text (an image).
+    pub const fn binary(
+        body: &'static [u8],
+        content_type: &'static str,
+        cache_control: &'static str,
+    ) -> Self {
         Asset {
-            body: body.as_bytes(),
+            body,
             content_type,
             cache_control,
             encoded: OnceLock::new(),

@@ -14,6 +14,10 @@ const PAGE: &str = include_str!("../../../web/index.html");
 const SCRIPT: &str = include_str!("../../../web/dist/play.js");
 const STYLE: &str = include_str!("../../../web/dist/play.css");
 const ICON: &str = include_str!("../../../web/public/icon.svg");
+// The SVG drawn as PNGs (`web/tools/icons.mjs`): phones install a web app only with these.
+const ICON_192: &[u8] = include_bytes!("../../../web/public/icon-192.png");
+const ICON_512: &[u8] = include_bytes!("../../../web/public/icon-512.png");
+const ICON_MASKABLE: &[u8] = include_bytes!("../../../web/public/icon-maskable-512.png");
 const WORKER: &str = include_str!("../../../web/dist/sw.js");
 const MANIFEST: &str = include_str!("../../../web/public/manifest.webmanifest");
 
@@ -40,6 +44,9 @@ static PAGE_ASSET: Asset = Asset::new(PAGE, "text/html; charset=utf-8", REVALIDA
 static SCRIPT_ASSET: Asset = Asset::new(SCRIPT, "text/javascript; charset=utf-8", REVALIDATE);
 static STYLE_ASSET: Asset = Asset::new(STYLE, "text/css; charset=utf-8", REVALIDATE);
 static ICON_ASSET: Asset = Asset::new(ICON, "image/svg+xml", REVALIDATE);
+static ICON_192_ASSET: Asset = Asset::binary(ICON_192, "image/png", REVALIDATE);
+static ICON_512_ASSET: Asset = Asset::binary(ICON_512, "image/png", REVALIDATE);
+static ICON_MASKABLE_ASSET: Asset = Asset::binary(ICON_MASKABLE, "image/png", REVALIDATE);
 // A browser checks a service worker's script for a new version itself (at most a day apart,
 // and on every navigation, bypassing the HTTP cache by default); `no-cache` keeps any other
 // cache out of the way too.
@@ -71,6 +78,9 @@ pub async fn play(req: HttpRequest, tail: web::Path<String>) -> Result<HttpRespo
         "/assets/play.js" => Ok(SCRIPT_ASSET.serve(&req, &HEADERS)),
         "/assets/play.css" => Ok(STYLE_ASSET.serve(&req, &HEADERS)),
         "/assets/icon.svg" => Ok(ICON_ASSET.serve(&req, &HEADERS)),
+        "/assets/icon-192.png" => Ok(ICON_192_ASSET.serve(&req, &HEADERS)),
+        "/assets/icon-512.png" => Ok(ICON_512_ASSET.serve(&req, &HEADERS)),
+        "/assets/icon-maskable-512.png" => Ok(ICON_MASKABLE_ASSET.serve(&req, &HEADERS)),
         "/sw.js" => Ok(WORKER_ASSET.serve(&req, &HEADERS)),
         "/manifest.webmanifest" => Ok(MANIFEST_ASSET.serve(&req, &HEADERS)),
         other if other.starts_with("/assets/") => Err(ApiError::new(
@@ -89,15 +99,40 @@ pub async fn play(req: HttpRequest, tail: web::Path<String>) -> Result<HttpRespo
 
 #[cfg(test)]
 mod tests {
-    use super::{MANIFEST, PAGE};
+    use super::{ICON_192, ICON_512, ICON_MASKABLE, MANIFEST, PAGE};
+
+    /// A PNG's width and height, from its IHDR chunk.
+    fn png_size(png: &[u8]) -> (u32, u32) {
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+        let word = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+        (word(16), word(20))
+    }
 
     #[test]
-    fn the_manifest_opens_the_client_and_names_only_its_own_icon() {
+    fn the_manifest_opens_the_client_and_names_only_its_own_icons_at_the_sizes_phones_install() {
         let manifest: serde_json::Value = serde_json::from_str(MANIFEST).unwrap();
         assert_eq!(manifest["start_url"], "/play");
         assert_eq!(manifest["scope"], "/play");
         assert_eq!(manifest["display"], "standalone");
         assert_eq!(manifest["icons"][0]["src"], "/play/assets/icon.svg");
+        let icons: Vec<(&str, &str, &str)> = manifest["icons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    i["src"].as_str().unwrap(),
+                    i["sizes"].as_str().unwrap(),
+                    i["purpose"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert!(icons.contains(&("/play/assets/icon-192.png", "192x192", "any")));
+        assert!(icons.contains(&("/play/assets/icon-512.png", "512x512", "any")));
+        assert!(icons.contains(&("/play/assets/icon-maskable-512.png", "512x512", "maskable")));
+        assert_eq!(png_size(ICON_192), (192, 192));
+        assert_eq!(png_size(ICON_512), (512, 512));
+        assert_eq!(png_size(ICON_MASKABLE), (512, 512));
         assert!(!MANIFEST.contains("http://") && !MANIFEST.contains("https://"));
     }
 
