@@ -53,6 +53,8 @@ const PLAIN: Record<string, string> = {
   "too-many-streams": "Too many Parlour pages are open on this device: close one and reload.",
   unavailable: "Parlour can't reach its database just now: try again in a moment.",
   "at-capacity": "Parlour is very busy just now: try again in a moment.",
+  "passkeys-off": "This Parlour server takes no passkeys: sign in with a one-time code instead.",
+  "passkey-exists": "That passkey is on the account already.",
   internal: "Something went wrong on Parlour's side: try again, and tell the host of this server if it goes on.",
 };
 

@@ -53,7 +53,9 @@ for (const [size, viewport] of [["desktop", undefined], ["phone", PHONE]]) {
     await clean(ann, `new-game-${size}`);
     await ann.goto(`${BASE}/play/account`);
     await ann.getByRole("button", { name: "Sign in another device" }).waitFor();
-    // Its email addresses and notice preferences too (the check's server has a mail server).
+    // Its passkeys (at 127.0.0.1 the section explains they need the name localhost), email
+    // addresses and notice preferences too (the check's server has a mail server).
+    await ann.getByRole("heading", { name: "Passkeys" }).waitFor();
     await ann.getByRole("heading", { name: "What you are told" }).waitFor();
     await ann.getByRole("heading", { name: "Email", exact: true }).waitFor();
     await clean(ann, `account-${size}`);

@@ -20,12 +20,12 @@ async function mailsTo(to) {
 }
 
 /** Waits (polling the sink) for a mail to `to`, after the first `seen`, holding a link to
- * `path`, and gives the link. */
-async function linkMailed(to, seen, path, timeout = 15000) {
+ * `path` (with its `?token=`, or the `pattern` given), and gives the link. */
+async function linkMailed(to, seen, path, timeout = 15000, pattern = tokenLink(path)) {
   const until = Date.now() + timeout;
   for (;;) {
     for (const mail of (await mailsTo(to)).slice(seen)) {
-      const link = linkIn(mail.raw, path);
+      const link = linkIn(mail.raw, pattern);
       if (link) return link;
     }
     if (Date.now() > until) throw new Error(`no mail to ${to} with a link to ${path}`);
@@ -33,11 +33,15 @@ async function linkMailed(to, seen, path, timeout = 15000) {
   }
 }
 
-/** The first link to `path` in any part of a MIME message, each part decoded as its
- * Content-Transfer-Encoding says (lettre picks quoted-printable, base64 or none). */
-function linkIn(raw, path) {
+/** A link to `path` with a `?token=`. */
+function tokenLink(path) {
   const escaped = path.replace(/[.?]/g, "\\$&");
-  const pattern = new RegExp(`https?://[^\\s"'<>]+${escaped}\\?token=[^\\s"'<>&]+`);
+  return new RegExp(`https?://[^\\s"'<>]+${escaped}\\?token=[^\\s"'<>&]+`);
+}
+
+/** The first match of `pattern` in any part of a MIME message, each part decoded as its
+ * Content-Transfer-Encoding says (lettre picks quoted-printable, base64 or none). */
+function linkIn(raw, pattern) {
   for (const part of raw.split(/\r?\n--[^\r\n]+\r?\n/)) {
     const split = part.search(/\r?\n\r?\n/);
     const headers = split >= 0 ? part.slice(0, split) : "";
@@ -179,4 +183,40 @@ test("the notices chosen per channel, quiet hours, the digest and the time zone 
   await fitsWidth(bea);
   await shot(bea, "account-preferences-phone");
   assert.deepEqual(bea.errors, []);
+});
+
+test("a player with no device and no passkey signs in by the link mailed to an address they confirmed", { skip: !SINK && "SMTP_SINK is not set: web/check.sh starts the sink" }, async () => {
+  const eve = await join(browser, "Eve");
+  const seen = (await mailsTo("eve@example.org")).length;
+  await asPlayer(eve, "POST", "/v1/me/email-addresses", { address: "eve@example.org" });
+  const confirm = await linkMailed("eve@example.org", seen, "/v1/email/verify");
+  assert.equal((await fetch(confirm, { method: "POST" })).status, 200);
+
+  // Eve's only device is lost: a new phone, knowing nothing of her account, asks for a link.
+  const phone = await (await browser.newContext({ viewport: PHONE })).newPage();
+  await phone.goto(`${BASE}/play/sign-in`);
+  const byMail = phone.locator("form", { has: phone.getByRole("heading", { name: "No device and no passkey?" }) });
+  const before = (await mailsTo("eve@example.org")).length;
+  await byMail.getByLabel("Email address").fill("eve@example.org");
+  await byMail.getByRole("button", { name: "Mail me a sign-in link" }).click();
+  await byMail.getByText("If an account here has confirmed eve@example.org, a sign-in link is on its way.", { exact: false }).waitFor();
+  await fitsWidth(phone);
+  await shot(phone, "sign-in-by-mail-phone");
+  const link = await linkMailed("eve@example.org", before, "/play/sign-in", 15000, /https?:\/\/[^\s"'<>]+\/play\/sign-in#code=mailin_[0-9a-f]+/);
+
+  // The link fills in the code and leaves no trace of it in the address bar.
+  await phone.goto(link);
+  await phone.getByLabel("Name for this device").fill("new phone");
+  assert.match(await phone.getByLabel("One-time code").inputValue(), /^mailin_[0-9a-f]{32}$/);
+  assert.ok(!phone.url().includes("code="), phone.url());
+  await phone.getByRole("button", { name: "Sign in", exact: true }).click();
+  await phone.getByRole("heading", { name: "Eve’s games" }).waitFor();
+  const me = await asPlayer(phone, "GET", "/v1/me");
+  assert.equal(me.tokens.at(-1).signed_in_with, "email");
+
+  // The same link again opens nothing.
+  const other = await (await browser.newContext()).newPage();
+  await other.goto(link);
+  await other.getByRole("button", { name: "Sign in", exact: true }).click();
+  await other.getByRole("alert").waitFor();
 });

@@ -1,12 +1,13 @@
-/** The account: its devices (tokens) with revoke, a one-time code to sign in another device,
- * notifications on this device, email addresses, what it is told on which channel, vacation,
- * and signing out. */
+/** The account: its devices (tokens) with revoke and how each signed in, a one-time code to
+ * sign in another device, its passkeys, notifications on this device, email addresses, what it
+ * is told on which channel, vacation, and signing out. */
 
 import { api, ok, type Schemas } from "../api";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
 import { forgetPush, pushState, turnOff, turnOn, type PushState } from "../push";
+import { addPasskey, noPasskeysHere } from "../passkeys";
 import { busy, copyField, errorBox, frame, when } from "../ui";
 
 export async function accountPage(root: HTMLElement): Promise<void> {
@@ -16,12 +17,13 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   }
   const main = frame(root, "Account", h("h1", null, "Account"));
   const devices = h("section", { "aria-labelledby": "devices" });
+  const keys = h("section", { "aria-labelledby": "passkeys" });
   const told = h("section", { "aria-labelledby": "notifications" });
   const mail = h("section", { "aria-labelledby": "email" });
   const choices = h("section", { "aria-labelledby": "told-what" });
   const away = h("section", { "aria-labelledby": "vacation" });
   const status = h("div", { "aria-live": "polite" });
-  main.append(status, devices, told, mail, choices, away);
+  main.append(status, devices, keys, told, mail, choices, away);
 
   const showDevices = async () => {
     const me = await ok(api.GET("/v1/me"));
@@ -53,7 +55,7 @@ export async function accountPage(root: HTMLElement): Promise<void> {
               }
             }),
           );
-          return h("li", { "data-token": token.id }, h("strong", null, token.name), token.current ? " (this device)" : "", h("span", { class: "quiet" }, ` since ${when(token.created_at)}`), " ", revoke);
+          return h("li", { "data-token": token.id }, h("strong", null, token.name), token.current ? " (this device)" : "", h("span", { class: "quiet" }, ` since ${when(token.created_at)}${HOW[token.signed_in_with ?? ""] ?? ""}`), " ", revoke);
         }),
       ),
       ask,
@@ -120,16 +122,82 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   };
 
   try {
-    await Promise.all([showDevices(), showNotifications(), showEmail(mail), showPreferences(choices), showVacation()]);
+    await Promise.all([showDevices(), showPasskeys(keys), showNotifications(), showEmail(mail), showPreferences(choices), showVacation()]);
   } catch (error) {
     status.append(errorBox(error));
   }
 }
 
+/** How a device signed in, as its row says it (a token from before this was kept says nothing). */
+const HOW: Record<string, string> = {
+  account: " · joined here",
+  token: " · signed in with a token",
+  code: " · signed in with a code",
+  passkey: " · signed in with a passkey",
+  email: " · signed in with a mailed link",
+};
+
+/** The account's passkeys, each with Remove, and the form that adds one on this device, with
+ * `said` (what was just done) under them. A passkey is what lets a new device in without an
+ * old one at hand, so the section says so before anything else. */
+async function showPasskeys(section: HTMLElement, said?: string): Promise<void> {
+  const list = await ok(api.GET("/v1/me/passkeys"));
+  const status = h("div", { "aria-live": "polite" }, said ? h("p", { class: "notice" }, said) : null);
+  const refresh = (done?: string) => showPasskeys(section, done);
+  const heading = h("h2", { id: "passkeys" }, "Passkeys");
+  const why = h("p", null, "A passkey signs you in on a new device without this one: your phone, laptop or password manager keeps it.");
+  if (!list.passkeys_enabled) {
+    replace(section, heading, h("p", null, "This server takes no passkeys: sign in other devices with a one-time code."));
+    return;
+  }
+  const rows = list.passkeys.map((passkey) => {
+    const remove = h("button", { type: "button", class: "danger" }, "Remove");
+    remove.addEventListener("click", () =>
+      void busy(remove, status, async () => {
+        await ok(api.DELETE("/v1/me/passkeys/{id}", { params: { path: { id: passkey.id } } }));
+        await refresh(`“${passkey.name}” signs nothing in any more; the devices it signed in stay signed in.`);
+      }),
+    );
+    const used = passkey.last_used_at ? `last used ${when(passkey.last_used_at)}` : "not used yet";
+    return h(
+      "li",
+      { "data-passkey": passkey.id },
+      h("strong", null, passkey.name),
+      h("span", { class: "quiet" }, `added ${when(passkey.created_at)} · ${used}`),
+      h("span", { class: "address-actions" }, remove),
+    );
+  });
+  const notHere = noPasskeysHere();
+  replace(
+    section,
+    heading,
+    why,
+    rows.length > 0 ? h("ul", { class: "passkeys" }, rows) : h("p", { class: "quiet" }, "No passkey yet."),
+    notHere ? h("p", { class: "quiet" }, notHere) : passkeyForm(status, refresh),
+    status,
+  );
+}
+
+/** The name field and the button that make a passkey on this device (or a phone or password
+ * manager the browser offers) and keep it on the account. */
+function passkeyForm(status: HTMLElement, refresh: Refresh): HTMLElement {
+  const input = h("input", { id: "passkey-name", type: "text", value: "This device", maxlength: 64, required: true, autocomplete: "off" });
+  const add = h("button", { type: "submit" }, "Add a passkey");
+  const form = h("form", { class: "add-passkey" }, h("label", { for: "passkey-name" }, "Name for this passkey"), h("div", { class: "inline" }, input, add));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(add, status, async () => {
+      const added = await addPasskey(input.value.trim());
+      await refresh(`Passkey “${added.name}” added: it signs you in on any device that holds it.`);
+    });
+  });
+  return form;
+}
+
 type EmailAddress = Schemas["EmailAddress"];
 type Preferences = Schemas["NoticePreferences"];
 type EventType = Schemas["WebhookEventType"];
-/** Shows the email section afresh, saying `done` under it. */
+/** Shows a section (email, passkeys) afresh, saying `done` under it. */
 type Refresh = (done?: string) => Promise<void>;
 
 /** The account's email addresses: each with whether it is confirmed and told, and the way to

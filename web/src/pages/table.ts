@@ -304,6 +304,11 @@ function openTo(seat: { open_to?: { kind: string; account?: string } | null }): 
   }
 }
 
+/** The bot level the host chose for each empty seat (`game/seat`), kept while the panel is
+ * drawn again (any event on the table's stream redraws it), so a choice is never quietly
+ * put back to the default between choosing and pressing the button. */
+const chosenLevels = new Map<string, Schemas["SeatBot"]["level"]>();
+
 /** The host's panel at a waiting table: each empty seat's invitation link again (as this
  * device was given it), a new link, the seat opened to anyone or withdrawn, and the game
  * called off. */
@@ -327,11 +332,14 @@ function managePanel(table: Table, id: string, status: HTMLElement, refresh: (vi
   };
   // An empty seat given to a bot of a chosen level: with every seat filled, the game begins.
   const botChoice = (seat: number, make: typeof button) => {
+    const key = `${id}/${seat}`;
+    const current = chosenLevels.get(key) ?? "steady";
     const level = h(
       "select",
       { "aria-label": `Seat ${seat + 1} bot level` },
-      (["random", "steady", "expert"] as const).map((name) => h("option", { value: name, selected: name === "steady" }, `${name.charAt(0).toUpperCase()}${name.slice(1)} bot`)),
+      (["random", "steady", "expert"] as const).map((name) => h("option", { value: name, selected: name === current }, `${name.charAt(0).toUpperCase()}${name.slice(1)} bot`)),
     ) as HTMLSelectElement;
+    level.addEventListener("change", () => chosenLevels.set(key, level.value as Schemas["SeatBot"]["level"]));
     return h(
       "p",
       null,
