@@ -5,7 +5,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { BASE, launch, shot } from "./helpers.mjs";
+import { BASE, host, launch, shot } from "./helpers.mjs";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -59,6 +59,8 @@ test("a passkey added on the account page signs the account in on a new device, 
   await page.getByLabel("Your name").fill("Peg");
   await page.getByRole("button", { name: "Join" }).click();
   await page.getByRole("heading", { name: "Peg’s games" }).waitFor();
+  // A game of hers, waiting for a friend, that the lost device must not take with it.
+  const { id } = await host(page, { game: "girl", players: 2, seats: ["me", "invitation"] });
 
   await page.getByRole("link", { name: "Account" }).click();
   const section = page.locator('section[aria-labelledby="passkeys"]');
@@ -79,6 +81,7 @@ test("a passkey added on the account page signs the account in on a new device, 
   const second = await device(PHONE, held);
   await signInWithPasskey(second.page);
   await second.page.getByRole("heading", { name: "Peg’s games" }).waitFor();
+  await second.page.locator(`.inbox-row[data-game="${id}"]`).waitFor();
 
   // The first device sees the new one, and how it signed in; the passkey was used.
   await page.reload();
