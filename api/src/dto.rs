@@ -1455,7 +1455,7 @@ pub struct NewPasskey {
         example = "phone",
         min_length = 1,
         max_length = 64,
-        pattern = r"^[^\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$"
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
     )]
     pub name: String,
     /// The new credential as the browser gives it: `PublicKeyCredential.toJSON()` (`id`,
@@ -1499,7 +1499,7 @@ pub struct PasskeySignIn {
         example = "laptop",
         min_length = 1,
         max_length = 64,
-        pattern = r"^[^\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$"
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
     )]
     pub token_name: String,
     /// The assertion as the browser gives it: `PublicKeyCredential.toJSON()` (`id`, `rawId`,
