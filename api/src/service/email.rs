@@ -601,7 +601,7 @@ fn sign_in_mail(
 ) -> Result<Mail> {
     let (account, _) = account_and_until(message)?;
     let account = account.as_str();
-    let code = super::sign_in_links::code_of(signer, &message.id);
+    let code = super::sign_in_links::code_of(signer, &message.id)?;
     let base = settings.public_url.trim_end_matches('/');
     // The code travels in the fragment, which a browser never sends to a server: no request
     // log or proxy between the mail and the page ever sees it.

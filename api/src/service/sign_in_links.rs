@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::email::{mailbox, SIGN_IN_LINK};
-use super::{token_hash, Clock, Result, ServiceError};
+use super::{token_hash, Clock, Fault, Result, ServiceError};
 use crate::bus::CommitSignal;
 use crate::dto::{EmailSignIn, EmailSignInRequested};
 use crate::mail::Mailer;
@@ -34,18 +34,14 @@ pub const LINK_LIFETIME: Duration = Duration::minutes(15);
 const CODES_PURPOSE: &str = "parlour email sign-in codes v1";
 
 /// The code of the sign-in mail whose message id is `message`: 128 bits of an HMAC no one
-/// without the key file can compute.
-pub(super) fn code_of(signer: &Signer, message: &str) -> String {
+/// without the key file can compute. A failure is a fault, never a weaker code.
+pub(super) fn code_of(signer: &Signer, message: &str) -> Result<String> {
     let key = signer.derive_key(CODES_PURPOSE);
-    let tag = match <Hmac<Sha256> as Mac>::new_from_slice(&key) {
-        Ok(mut mac) => {
-            mac.update(message.as_bytes());
-            mac.finalize().into_bytes().to_vec()
-        }
-        // HMAC takes a key of any length; this is never reached.
-        Err(_) => Vec::new(),
-    };
-    format!("{CODE_PREFIX}{}", hex::encode(&tag[..16.min(tag.len())]))
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key)
+        .map_err(|e| Fault::new("a sign-in code's key cannot be used", e))?;
+    mac.update(message.as_bytes());
+    let tag = mac.finalize().into_bytes();
+    Ok(format!("{CODE_PREFIX}{}", hex::encode(&tag[..16])))
 }
 
 /// The sign-in links capability: what it needs, and nothing else (wired in
@@ -111,7 +107,7 @@ impl<'a> SignInLinks<'a> {
             let id = format!("msg_{}", &hex::encode(digest)[..26]);
             self.sign_ins
                 .create_email_sign_in(&EmailSignInRecord {
-                    code_hash: token_hash(&code_of(self.signer, &id)),
+                    code_hash: token_hash(&code_of(self.signer, &id)?),
                     account: account.id,
                     address: hook,
                     expires_at,
@@ -153,15 +149,15 @@ mod tests {
     #[test]
     fn a_code_is_the_messages_own_under_the_servers_key() {
         let signer = Signer::from_seed([7; 32]);
-        let code = code_of(&signer, "msg_a");
+        let code = code_of(&signer, "msg_a").unwrap();
         assert!(code.starts_with(CODE_PREFIX));
         assert_eq!(code.len(), CODE_PREFIX.len() + 32);
         assert_eq!(
             code,
-            code_of(&signer, "msg_a"),
+            code_of(&signer, "msg_a").unwrap(),
             "the relay writes what was hashed"
         );
-        assert_ne!(code, code_of(&signer, "msg_b"));
-        assert_ne!(code, code_of(&Signer::from_seed([8; 32]), "msg_a"));
+        assert_ne!(code, code_of(&signer, "msg_b").unwrap());
+        assert_ne!(code, code_of(&Signer::from_seed([8; 32]), "msg_a").unwrap());
     }
 }
