@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the live API against its own OpenAPI document with Schemathesis (every check, as
 # tools/schemathesis.toml says, every phase including the stateful one), on SQLite and on Postgres, without a token, with a
-# seat's token and with an account's token: any failure fails the run. Bounded: a fixed seed and a fixed number of
+# seat's token, with an account's token and with an account token of two scopes (as an app's): any failure fails the run. Bounded: a fixed seed and a fixed number of
 # examples per operation. The three streams are left out: a stream never ends, and the account's
 # long-poll (`/v1/me/notices`) waits up to 60 s for each request a fuzzer makes; tests/api covers them.
 # Usage: bash tools/schemathesis.sh path/to/parlour   (installs Schemathesis into a venv once;
@@ -46,11 +46,18 @@ for backend in sqlite postgres; do
     account=$(curl -fs -X POST "$base/v1/accounts" -H 'content-type: application/json' \
         -d '{"name":"Ann"}' |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["token"]["secret"])')
-    for auth in none seat account; do
+    # And a token that holds some scopes only, as an app's would: every operation it may not
+    # use must answer the 403 its document promises.
+    scoped=$(curl -fs -X POST "$base/v1/me/tokens" -H 'content-type: application/json' \
+        -H "Authorization: Bearer $account" \
+        -d '{"name":"app","scopes":["games:read","games:play"]}' |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["secret"])')
+    for auth in none seat account scoped; do
         echo "== schemathesis: $backend, $auth"
         headers=()
         [ "$auth" = seat ] && headers=(--header "Authorization: Bearer $token")
         [ "$auth" = account ] && headers=(--header "Authorization: Bearer $account")
+        [ "$auth" = scoped ] && headers=(--header "Authorization: Bearer $scoped")
         if ! "$venv/bin/schemathesis" --config-file tools/schemathesis.toml run "$base/openapi.json" --url "$base" \
             --phases examples,coverage,fuzzing,stateful \
             --max-examples "$examples" --seed 20261201 --generation-deterministic \

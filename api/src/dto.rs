@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::receipts::{Checkpoint, PublicKey, Receipt};
+pub use crate::scopes::Scope;
 
 /// Whether a game is still being played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -1269,6 +1270,11 @@ pub struct NewAccountToken {
         pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$"
     )]
     pub name: String,
+    /// What the token may do: some of the scopes of the token minting it. Left out, the new
+    /// token may do what the minting token may.
+    #[serde(default)]
+    #[schema(min_items = 1, example = json!(["games:read", "games:play"]))]
+    pub scopes: Option<Vec<Scope>>,
 }
 
 /// An account.
@@ -1295,10 +1301,17 @@ pub struct AccountToken {
     pub current: bool,
     /// How it was made: with the account (`account`), minted by a signed-in device
     /// (`token`), with a sign-in code (`code`), a mailed sign-in link (`email`) or a passkey
-    /// (`passkey`). Absent for tokens made before Parlour recorded it.
+    /// (`passkey`), or granted to an app (`app`). Absent for tokens made before Parlour
+    /// recorded it.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "passkey")]
     pub signed_in_with: Option<SignedInWith>,
+    /// What the token may do.
+    pub scopes: Vec<Scope>,
+    /// The `client_id` of the app the token was granted to (through OAuth, or minted by such
+    /// a token); `null` for the player's own.
+    #[schema(example = "example.app")]
+    pub app: Option<String>,
 }
 
 /// How an account token was made: each is a sign-in of a device.
@@ -1315,6 +1328,8 @@ pub enum SignedInWith {
     Passkey,
     /// A sign-in link mailed to one of the account's verified addresses.
     Email,
+    /// Granted to an app the player approved.
+    App,
 }
 
 /// A token just minted, with its secret: shown only in this answer, stored only as a hash.
@@ -1326,6 +1341,8 @@ pub struct IssuedAccountToken {
     pub name: String,
     /// When it was minted.
     pub created_at: DateTime<Utc>,
+    /// What it may do.
+    pub scopes: Vec<Scope>,
     /// The account token: send it as `Authorization: Bearer <secret>`. It begins with `acct_`,
     /// so it is never mistaken for a seat token.
     #[schema(example = "acct_3f1c9a…")]
@@ -2115,4 +2132,91 @@ pub struct MatchAudit {
     pub failures: Vec<String>,
     /// The standings the audited deals give.
     pub standings: MatchView,
+}
+
+/// An app's request to act for the player (OAuth 2.0 authorization code with PKCE, RFC 6749
+/// §4.1.1 and RFC 7636 §4.3): the query of `/play/authorize`, checked by
+/// `GET /v1/oauth/authorize` and approved by `POST /v1/oauth/authorizations`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct AuthorizationRequest {
+    /// Always `code`.
+    #[schema(example = "code")]
+    pub response_type: Option<String>,
+    /// The app's name for itself: letters, digits, `.`, `_`, `~` and `-`, at most 64, no
+    /// registration needed.
+    #[schema(example = "example.app")]
+    pub client_id: Option<String>,
+    /// Where the player is sent back: an `https` URL, or `http` on a loopback host; no
+    /// fragment. The code's exchange must name it again, exactly.
+    #[schema(example = "https://example.app/callback")]
+    pub redirect_uri: Option<String>,
+    /// The scopes asked for, space-separated.
+    #[schema(example = "games:read games:play")]
+    pub scope: Option<String>,
+    /// Any text the app wants back with the code (to tie the answer to its request).
+    #[schema(example = "af0ifjsldkj")]
+    pub state: Option<String>,
+    /// BASE64URL(SHA-256(code_verifier)), 43 characters.
+    #[schema(example = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")]
+    pub code_challenge: Option<String>,
+    /// Always `S256`.
+    #[schema(example = "S256")]
+    pub code_challenge_method: Option<String>,
+}
+
+/// `200` for `GET /v1/oauth/authorize`: the request is sound; what the consent page shows.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AuthorizationRequestCheck {
+    /// The app, as it names itself (unverified: show where it sends the player back too).
+    #[schema(example = "example.app")]
+    pub client_id: String,
+    /// Where the player will be sent back.
+    #[schema(example = "https://example.app/callback")]
+    pub redirect_uri: String,
+    /// The origin of `redirect_uri`: the site that will act for the player.
+    #[schema(example = "https://example.app")]
+    pub redirect_origin: String,
+    /// The scopes asked for.
+    pub scopes: Vec<Scope>,
+    /// The app's `state`, if it sent one.
+    pub state: Option<String>,
+    /// Where to send the player who says no (`error=access_denied`).
+    #[schema(example = "https://example.app/callback?error=access_denied&state=af0ifjsldkj")]
+    pub deny_to: String,
+}
+
+/// `201` for `POST /v1/oauth/authorizations`: the code, and where to send the player with it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Authorization {
+    /// The authorization code: once, until `expires_at`, with the request's verifier.
+    #[schema(example = "oacode_5b0c…")]
+    pub code: String,
+    /// `redirect_uri` with `code` and `state` added: send the player's browser there.
+    #[schema(example = "https://example.app/callback?code=oacode_5b0c&state=af0ifjsldkj")]
+    pub redirect_to: String,
+    /// When the code stops working.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// An app the player let act for them, with its live tokens.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct App {
+    /// The app's `client_id`.
+    #[schema(example = "example.app")]
+    pub client_id: String,
+    /// What its tokens may do, together.
+    pub scopes: Vec<Scope>,
+    /// When its oldest live token was granted.
+    pub granted_at: DateTime<Utc>,
+    /// How many live tokens it holds.
+    pub tokens: u32,
+}
+
+/// `GET /v1/me/apps`: the apps that hold a live token of the account, oldest grant first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AppList {
+    /// The apps.
+    pub apps: Vec<App>,
 }

@@ -139,6 +139,12 @@ problems! {
     InvalidPasskey => "invalid-passkey", UNPROCESSABLE_ENTITY, "The passkey cannot be kept";
     /// The passkey is registered already.
     PasskeyExists => "passkey-exists", CONFLICT, "The passkey is registered already";
+    /// The account token does not hold the scope the operation needs.
+    InsufficientScope => "insufficient-scope", FORBIDDEN, "The token lacks the scope this needs";
+    /// An app's authorization request that cannot be approved.
+    InvalidAuthorizationRequest => "invalid-authorization-request", BAD_REQUEST, "The app's request cannot be approved";
+    /// The OAuth token or revocation endpoint refused the request (RFC 6749 §5.2).
+    OAuthRefused => "oauth-refused", BAD_REQUEST, "The OAuth request was refused";
     /// Notice preferences that cannot be kept.
     InvalidNoticePreferences => "invalid-notice-preferences", UNPROCESSABLE_ENTITY, "The notice preferences cannot be kept";
     /// The database does not answer.
@@ -409,6 +415,29 @@ pub fn description(problem: Problem) -> &'static str {
         Problem::PasskeyExists => {
             "The authenticator's credential is registered already, to this account or \
              another. Nothing was changed."
+        }
+        Problem::InsufficientScope => {
+            "The account token is a real one, but it was minted or granted without the scope \
+             this operation needs (`scope` names it; the operation's `security` in the API \
+             document says it too). Nothing was changed. Ask the player for a token with that \
+             scope: an app asks again through OAuth (`/play/authorize`) with the scope added; \
+             a player mints a token with it (`POST /v1/me/tokens`) from a device that has it."
+        }
+        Problem::InvalidAuthorizationRequest => {
+            "The app's OAuth request cannot be approved: no or a malformed `client_id`, a \
+             `redirect_uri` that is not `https` (or `http` on a loopback host) or has a \
+             fragment, an unknown scope, no PKCE (`code_challenge` with \
+             `code_challenge_method=S256`), or a `response_type` other than `code` (`detail` \
+             says which). Nothing was approved. When the app can safely be told, \
+             `redirect_to` is the address that tells it (RFC 6749 §4.1.2.1); otherwise the \
+             player should not be sent back to it."
+        }
+        Problem::OAuthRefused => {
+            "The token or revocation endpoint refused the request: `error` is RFC 6749's code \
+             (`invalid_request`, `invalid_grant`, `unsupported_grant_type`) and \
+             `error_description` says why. A code works once, for ten minutes, with the same \
+             `client_id` and `redirect_uri` and the verifier of its `code_challenge`; a code \
+             presented twice revokes the token it gave. Start the authorization again."
         }
         Problem::InvalidNoticePreferences => {
             "The preferences name a notice a person is not sent, a time zone that is not an \
@@ -718,6 +747,27 @@ impl From<ServiceError> for ApiError {
             }
             ServiceError::WebhookNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::MatchNotFound(_) => ApiError::new(Problem::NotFound, detail),
+            ServiceError::AppNotFound(_) => ApiError::new(Problem::NotFound, detail),
+            ServiceError::InsufficientScope(scope) => {
+                ApiError::new(Problem::InsufficientScope, detail)
+                    .with("scope", json!(scope.name()))
+                    .with_header(
+                        header::WWW_AUTHENTICATE,
+                        &format!(
+                            "{BEARER_CHALLENGE}, error=\"insufficient_scope\", scope=\"{scope}\""
+                        ),
+                    )
+            }
+            ServiceError::BadAuthorization { redirect_to, .. } => {
+                let error = ApiError::new(Problem::InvalidAuthorizationRequest, detail);
+                match redirect_to {
+                    Some(to) => error.with("redirect_to", json!(to)),
+                    None => error,
+                }
+            }
+            ServiceError::OAuth(refusal) => ApiError::new(Problem::OAuthRefused, detail)
+                .with("error", json!(refusal.error))
+                .with("error_description", json!(refusal.description)),
             ServiceError::Seating(SeatingRefusal::NotHost) => {
                 ApiError::new(Problem::NotHost, detail)
             }

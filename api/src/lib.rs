@@ -14,6 +14,7 @@ pub mod probe;
 pub mod push;
 pub mod receipts;
 pub mod routes;
+pub mod scopes;
 pub mod service;
 pub mod startup;
 pub mod store;

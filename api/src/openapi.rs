@@ -17,7 +17,7 @@ use utoipa_actix_web::AppExt;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use utoipa::openapi::content::{Content, ContentBuilder};
 use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::path::{Operation, PathItem};
@@ -31,6 +31,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::dto;
 use crate::receipts;
+use crate::scopes::Scope;
 use crate::wire::{described_games, reference};
 
 mod per_game;
@@ -66,9 +67,300 @@ pub fn spec() -> Value {
     }
     // utoipa's document is plain data with string keys, which always serialises.
     let document = serde_json::to_value(document).unwrap_or(Value::Null);
-    with_webhooks(with_account_links(with_create_links(
-        without_null_parameters(closed_seat_plans(with_published_schemas(document))),
-    )))
+    with_generator_friendly_unions(with_unique_titles(with_scopes(with_webhooks(
+        with_account_links(with_create_links(without_null_parameters(
+            closed_seat_plans(with_published_schemas(document)),
+        ))),
+    ))))
+}
+
+/// Two shapes of union that mean what they say but that code generators misread, rewritten to
+/// shapes they read (`clients/python/check.sh` holds the Python generator to it):
+/// - a `oneOf` of two or more string constants becomes one `enum` (generators that check
+///   each alternative in turn tried only the first constant and refused every other value);
+///   the constants' descriptions join the union's;
+/// - an object property of a component's union alternative that is itself an inline object
+///   becomes a component of its own (`{Component}{Tag}{Property}`, where `Tag` is the
+///   alternative's one-value tag if it has one), since generators named such inner models
+///   after the alternative's position and made two of one name.
+fn with_generator_friendly_unions(mut document: Value) -> Value {
+    let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") else {
+        return document;
+    };
+    for schema in schemas.values_mut() {
+        enum_choices(schema);
+    }
+    let mut hoisted: Vec<(String, Value)> = Vec::new();
+    for (name, schema) in schemas.iter_mut() {
+        let Some(Value::Array(alternatives)) = schema.get_mut("oneOf") else {
+            continue;
+        };
+        for alternative in alternatives.iter_mut() {
+            let tag = one_value_tag(alternative);
+            let Some(Value::Object(properties)) = alternative.get_mut("properties") else {
+                continue;
+            };
+            for (property, inner) in properties.iter_mut() {
+                if inner.get("type").and_then(Value::as_str) != Some("object") {
+                    continue;
+                }
+                let component = format!("{name}{tag}{}", pascal_case(property));
+                let mut taken = inner.take();
+                if let Value::Object(map) = &mut taken {
+                    map.insert("title".into(), json!(component));
+                }
+                *inner = json!({"$ref": format!("#/components/schemas/{component}")});
+                hoisted.push((component, taken));
+            }
+        }
+    }
+    for (component, schema) in hoisted {
+        schemas.entry(component).or_insert(schema);
+    }
+    document
+}
+
+/// `text` as a type name: `ended_by` becomes `EndedBy`.
+fn pascal_case(text: &str) -> String {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
+}
+
+/// The one value an alternative's tag property can take (`"ended_by": {"enum": ["forfeit"]}`),
+/// as a type name; empty when it has none.
+fn one_value_tag(alternative: &Value) -> String {
+    let Some(Value::Object(properties)) = alternative.get("properties") else {
+        return String::new();
+    };
+    properties
+        .values()
+        .find_map(|property| {
+            let one = match (property.get("const"), property.get("enum")) {
+                (Some(Value::String(value)), _) => Some(value.as_str()),
+                (_, Some(Value::Array(values))) if values.len() == 1 => values[0].as_str(),
+                _ => None,
+            };
+            one.map(pascal_case)
+        })
+        .unwrap_or_default()
+}
+
+/// A string constant alternative: `{"const": "tie", "type": "string", "description": …}`.
+fn string_constant(alternative: &Value) -> Option<(String, Option<String>)> {
+    let Value::Object(map) = alternative else {
+        return None;
+    };
+    let value = map.get("const")?.as_str()?.to_string();
+    let plain = map
+        .keys()
+        .all(|key| matches!(key.as_str(), "const" | "type" | "description" | "title"));
+    plain.then(|| {
+        let description = map
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        (value, description)
+    })
+}
+
+/// Every `oneOf` of string constants under `node` as one `enum` (see above).
+fn enum_choices(node: &mut Value) {
+    let Value::Object(map) = node else {
+        if let Value::Array(items) = node {
+            items.iter_mut().for_each(enum_choices);
+        }
+        return;
+    };
+    for (key, value) in map.iter_mut() {
+        if !matches!(
+            key.as_str(),
+            "example" | "examples" | "default" | "const" | "enum"
+        ) {
+            enum_choices(value);
+        }
+    }
+    let Some(Value::Array(alternatives)) = map.get("oneOf") else {
+        return;
+    };
+    let constants: Vec<(String, Option<String>)> =
+        alternatives.iter().filter_map(string_constant).collect();
+    if constants.len() < 2 {
+        return;
+    }
+    let values: Vec<String> = constants.iter().map(|(value, _)| value.clone()).collect();
+    let listed: Vec<String> = constants
+        .iter()
+        .map(|(value, description)| match description {
+            Some(description) => format!("`{value}`: {description}"),
+            None => format!("`{value}`"),
+        })
+        .collect();
+    let others: Vec<Value> = alternatives
+        .iter()
+        .filter(|alternative| string_constant(alternative).is_none())
+        .cloned()
+        .collect();
+    if others.is_empty() {
+        let before = map
+            .get("description")
+            .and_then(Value::as_str)
+            .map(|text| format!("{text}\n\n"))
+            .unwrap_or_default();
+        map.remove("oneOf");
+        map.insert("type".into(), json!("string"));
+        map.insert("enum".into(), json!(values));
+        map.insert(
+            "description".into(),
+            json!(format!("{before}{}", listed.join("\n"))),
+        );
+    } else {
+        let mut alternatives = others;
+        alternatives.push(json!({
+            "type": "string",
+            "enum": values,
+            "description": listed.join("\n"),
+        }));
+        map.insert("oneOf".into(), Value::Array(alternatives));
+    }
+}
+
+/// Every `title` in the components unique: a component's is its own name, and a title inside
+/// it (a variant's, say) is prefixed with that name. The games' schemas come from the domain,
+/// where each game's are titled alike (`Outcome`, `PublicView`, a variant `deal`); generators
+/// that name classes by title (openapi-python-client) would otherwise write one class for five
+/// games' outcomes, and drop the rest.
+fn with_unique_titles(mut document: Value) -> Value {
+    /// Values, not schemas, sit under these keys: a `title` there is data.
+    fn retitle_below(key: &str, value: &mut Value, owner: &str) {
+        if !matches!(key, "example" | "examples" | "default" | "const" | "enum") {
+            retitle(value, owner);
+        }
+    }
+    fn retitle(node: &mut Value, owner: &str) {
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::String(title)) = map.get_mut("title") {
+                    let pascal: String = title
+                        .split(|c: char| !c.is_ascii_alphanumeric())
+                        .map(|word| {
+                            let mut chars = word.chars();
+                            chars.next().map_or_else(String::new, |first| {
+                                first.to_ascii_uppercase().to_string() + chars.as_str()
+                            })
+                        })
+                        .collect();
+                    if !pascal.starts_with(owner) {
+                        *title = format!("{owner}{pascal}");
+                    }
+                }
+                for (key, value) in map.iter_mut() {
+                    retitle_below(key, value, owner);
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    retitle(item, owner);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(Value::Object(schemas)) = document.pointer_mut("/components/schemas") {
+        for (name, schema) in schemas.iter_mut() {
+            if let Value::Object(map) = schema {
+                if map.contains_key("title") {
+                    map.insert("title".into(), json!(name));
+                }
+                for (key, value) in map.iter_mut() {
+                    if key != "title" {
+                        retitle_below(key, value, name);
+                    }
+                }
+            }
+        }
+    }
+    document
+}
+
+/// The scopes: each route names the one it needs on `account_token` (declared once, on the
+/// route); from that, every such operation also names the OAuth scheme an app's token comes
+/// through, and says what a token without the scope is answered.
+fn with_scopes(mut document: Value) -> Value {
+    let scopes: serde_json::Map<String, Value> = Scope::ALL
+        .into_iter()
+        .map(|scope| (scope.name().to_string(), json!(scope.description())))
+        .collect();
+    if let Some(Value::Object(schemes)) = document.pointer_mut("/components/securitySchemes") {
+        schemes.insert(
+            "oauth2".into(),
+            json!({
+                "type": "oauth2",
+                "description": "An account token granted to an app by the player, through OAuth 2.0's authorization code flow with PKCE (S256), for public clients: no registration and no client secret. The token is an ordinary account token that holds only the scopes approved. Metadata: `/.well-known/oauth-authorization-server` (RFC 8414); revocation: `POST /oauth/revoke` (RFC 7009). See docs/integrators.md.",
+                "flows": {"authorizationCode": {
+                    "authorizationUrl": "/play/authorize",
+                    "tokenUrl": "/oauth/token",
+                    "scopes": scopes,
+                }},
+            }),
+        );
+    }
+    let Some(Value::Object(paths)) = document.get_mut("paths") else {
+        return document;
+    };
+    for item in paths.values_mut() {
+        let Value::Object(item) = item else { continue };
+        for operation in item.values_mut() {
+            let Some(Value::Array(security)) = operation.get_mut("security") else {
+                continue;
+            };
+            let Some(needed) = security
+                .iter()
+                .find_map(|requirement| requirement.get("account_token").cloned())
+            else {
+                continue;
+            };
+            security.push(json!({"oauth2": needed}));
+            let Some(scope) = needed.get(0).and_then(Value::as_str).map(str::to_string) else {
+                continue;
+            };
+            let told = format!(
+                "The account token lacks the scope `{scope}` (`insufficient-scope`, naming it in \
+                 `scope` and in `WWW-Authenticate`)"
+            );
+            if let Some(Value::Object(responses)) = operation.get_mut("responses") {
+                match responses.get_mut("403") {
+                    Some(Value::Object(answer)) => {
+                        let before = answer
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string();
+                        answer.insert("description".into(), json!(format!("{before}; or: {told}")));
+                    }
+                    _ => {
+                        responses.insert(
+                            "403".into(),
+                            json!({
+                                "description": told,
+                                "headers": {
+                                    "WWW-Authenticate": {"description": "`Bearer realm=\"parlour\", error=\"insufficient_scope\", scope=\"…\"`", "schema": {"type": "string"}},
+                                    REQUEST_ID: {"description": "The request's id, as the server's logs name it", "schema": {"type": "string"}},
+                                },
+                                "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                            }),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    document
 }
 
 /// The messages Parlour sends to registered endpoints, as OpenAPI 3.1 `webhooks`: one per event
@@ -225,7 +517,7 @@ game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game s
 are of in `game`, the discriminator.\n\n\
 What changed in each version, and how a change that could break an app is announced (never \
 within `/v1/`), is in `docs/changelog.md`.",
-        version = "1.4.0",
+        version = "1.5.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(
@@ -270,6 +562,7 @@ within `/v1/`), is in `docs/changelog.md`.",
         (name = "push", description = "Web Push: an account's browsers told of its games while no page is open"),
         (name = "email", description = "Email: an account's addresses told of its games, and what it is told on which channel, and when"),
         (name = "matches", description = "Matches: deals of one game played to the sheet's target (`docs/matches.md`)"),
+        (name = "apps", description = "Apps acting for players: OAuth 2.0 with PKCE, the consent page's calls, and the apps an account let in (`docs/integrators.md`)"),
     )
 )]
 pub struct ApiDoc;
@@ -852,8 +1145,10 @@ pub fn methods_at(pattern: &str) -> Vec<String> {
             })
             .collect()
     });
-    table
-        .get(pattern)
-        .cloned()
-        .unwrap_or_else(|| vec!["GET".to_string(), "HEAD".to_string()])
+    match table.get(pattern) {
+        Some(methods) => methods.clone(),
+        // OAuth's token and revocation endpoints take a form, and nothing else.
+        None if pattern.starts_with("/oauth/") => vec!["POST".to_string()],
+        None => vec!["GET".to_string(), "HEAD".to_string()],
+    }
 }

@@ -113,7 +113,7 @@ async fn an_account_is_created_with_a_first_token_shown_once_and_kept_as_a_hash(
         .unwrap()
         .expect("the hash opens the account");
     assert_eq!(json!(account.id.to_string()), created["account"]["id"]);
-    assert_eq!(json!(token.to_string()), created["token"]["id"]);
+    assert_eq!(json!(token.id.to_string()), created["token"]["id"]);
     assert!(app.store.account_for_token(secret).await.unwrap().is_none());
 
     let me = me(&app, secret).await;
@@ -126,6 +126,8 @@ async fn an_account_is_created_with_a_first_token_shown_once_and_kept_as_a_hash(
             "created_at": created["token"]["created_at"],
             "current": true,
             "signed_in_with": "account",
+            "scopes": ["games:read", "games:play", "games:host", "webhooks:manage", "account:manage"],
+            "app": null,
         }])
     );
     assert!(

@@ -18,6 +18,7 @@ use parlour::store::{
     SeatCredential, SignInCodeRecord, StoreError, StoredEvent, VacationRecord,
     WebhookMessageRecord, WebhookRecord, WebhookStore,
 };
+use parlour::store::{AppStore, OAuthCodeRecord};
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, NoticeStore, Purged};
 use parlour::store::{EmailSignInRecord, PasskeyRecord, SignInStore};
@@ -586,6 +587,51 @@ impl NoticeStore for HeldAppend {
 }
 
 #[async_trait]
+impl AppStore for HeldAppend {
+    async fn create_oauth_code(
+        &self,
+        code: &OAuthCodeRecord,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.inner.create_oauth_code(code, now).await
+    }
+    async fn oauth_code(&self, code_hash: &str) -> Result<Option<OAuthCodeRecord>, StoreError> {
+        self.inner.oauth_code(code_hash).await
+    }
+    async fn redeem_oauth_code(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+        token: &AccountTokenRecord,
+    ) -> Result<bool, StoreError> {
+        self.inner.redeem_oauth_code(code_hash, at, token).await
+    }
+    async fn revoke_code_token(
+        &self,
+        code_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Uuid>, StoreError> {
+        self.inner.revoke_code_token(code_hash, at).await
+    }
+    async fn revoke_token_by_hash(
+        &self,
+        token_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.inner.revoke_token_by_hash(token_hash, at).await
+    }
+    async fn revoke_app(
+        &self,
+        by: Uuid,
+        account: Uuid,
+        app: &str,
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        self.inner.revoke_app(by, account, app, at).await
+    }
+}
+
+#[async_trait]
 impl SignInStore for HeldAppend {
     async fn begin_ceremony(
         &self,
@@ -664,7 +710,7 @@ impl AccountStore for HeldAppend {
     async fn account_for_token(
         &self,
         token_hash: &str,
-    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError> {
+    ) -> Result<Option<(AccountRecord, AccountTokenRecord)>, StoreError> {
         self.inner.account_for_token(token_hash).await
     }
     async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError> {

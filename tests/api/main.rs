@@ -38,6 +38,7 @@ mod instances;
 mod logs;
 mod matches;
 mod metrics;
+mod oauth;
 mod outage;
 mod passkeys;
 mod pg_server;

@@ -415,6 +415,7 @@ async fn sign_in_attempts_from_one_address_have_a_small_bucket_of_their_own() {
         "/v1/accounts/sign-in",
         "/v1/accounts/passkey-challenges",
         "/v1/accounts/passkey-sign-in",
+        "/oauth/token",
     ] {
         let res = app.request(Method::POST, path, None, Some(&guess)).await;
         assert!(res.headers().contains_key("retry-after"), "{path}");

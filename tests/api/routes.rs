@@ -25,7 +25,8 @@ fn documented_operations() -> Vec<(Method, String)> {
                 .replace("{seat}", "0")
                 .replace("{format}", "pgn")
                 .replace("{token_id}", &uuid::Uuid::nil().to_string())
-                .replace("{delivery}", "msg_0");
+                .replace("{delivery}", "msg_0")
+                .replace("{client_id}", "example.app");
             assert!(!filled.contains('{'), "a parameter left unfilled in {path}");
             operations.push((
                 Method::from_bytes(method.to_uppercase().as_bytes()).unwrap(),

@@ -1,5 +1,5 @@
 /** Parlour's web client: accounts, the lobby and inbox, a table for each game, replay and
- * audit, all through the public API (src/api.ts). */
+ * audit, and the page where a player lets an app in, all through the public API (src/api.ts). */
 
 import { navigate, route, start } from "./router";
 import { welcome, signInPage } from "./pages/welcome";
@@ -10,6 +10,7 @@ import { tablePage } from "./pages/table";
 import { replayPage } from "./pages/replay";
 import { seriesPage } from "./pages/series";
 import { matchPage } from "./pages/match";
+import { authorizePage } from "./pages/authorize";
 import { keepCountdownsRunning } from "./ui";
 import { followPushClicks } from "./push";
 
@@ -22,6 +23,7 @@ route("/play/games/:id", tablePage);
 route("/play/games/:id/replay", replayPage);
 route("/play/googly/series", seriesPage);
 route("/play/matches/:id", matchPage);
+route("/play/authorize", authorizePage);
 
 keepCountdownsRunning();
 followPushClicks((url) => navigate(url));

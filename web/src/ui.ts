@@ -55,6 +55,7 @@ const PLAIN: Record<string, string> = {
   "at-capacity": "Parlour is very busy just now: try again in a moment.",
   "passkeys-off": "This Parlour server takes no passkeys: sign in with a one-time code instead.",
   "passkey-exists": "That passkey is on the account already.",
+  "insufficient-scope": "This device was let in for less than the whole account, and that is not part of it: do it on a device where you joined or signed in.",
   internal: "Something went wrong on Parlour's side: try again, and tell the host of this server if it goes on.",
 };
 

@@ -69,6 +69,7 @@ pub const SIGN_IN_PATHS: &[&str] = &[
     "/v1/accounts/email-sign-in",
     "/v1/accounts/passkey-challenges",
     "/v1/accounts/passkey-sign-in",
+    "/oauth/token",
 ];
 /// Operational endpoints are never limited: a flood must not make a balancer's health check
 /// or a monitoring scrape fail.

@@ -11,6 +11,7 @@ use crate::dto::{
     NewAccountToken, SignIn, SignInCode,
 };
 use crate::error::{ApiError, Problem};
+use crate::scopes::Scope;
 use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
@@ -77,7 +78,10 @@ pub async fn create(
     ))]
 #[get("/v1/me")]
 pub async fn me(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate_any(bearer.0.as_deref())
+        .await?;
     let me = service.accounts().me(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(me))
 }
@@ -87,7 +91,7 @@ pub async fn me(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRespo
 /// Mints another named token for the account (one per device or app). Its secret is in this
 /// answer only.
 #[utoipa::path(tag = "accounts", operation_id = "createAccountToken", request_body = NewAccountToken,
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 201, body = IssuedAccountToken, description = "Minted: the new token, whose `secret` is shown only here",
             headers(("Cache-Control" = String, description = "`no-store`: the answer holds a secret"))),
@@ -102,7 +106,10 @@ pub async fn mint(
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     // Who is asking first: a request without a live account token is 401 whatever its body.
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let request: NewAccountToken = object_body(body.into_inner())?;
     let issued = service.accounts().mint_token(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(issued))
@@ -114,7 +121,7 @@ pub async fn mint(
 /// answer on, it is refused everywhere (401), on every instance.
 #[utoipa::path(tag = "accounts", operation_id = "revokeAccountToken",
     params(("token_id" = String, Path, description = "The token's id, as `GET /v1/me` lists it")),
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 204, description = "Revoked"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -127,7 +134,10 @@ pub async fn revoke(
     bearer: Bearer,
     token_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     service.accounts().revoke_token(&caller, &token_id).await?;
     Ok(HttpResponse::NoContent()
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -140,7 +150,7 @@ pub async fn revoke(
 /// link), and the new device trades it for a token of its own. It works once, for ten
 /// minutes, and only while the token asking for it is live.
 #[utoipa::path(tag = "accounts", operation_id = "createSignInCode",
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 201, body = SignInCode, description = "The code, shown only here",
             headers(("Cache-Control" = String, description = "`no-store`: the answer holds a secret"))),
@@ -152,7 +162,10 @@ pub async fn sign_in_code(
     service: web::Data<Parlour>,
     bearer: Bearer,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let code = service.accounts().issue_sign_in_code(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(code))
 }

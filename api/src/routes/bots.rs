@@ -8,6 +8,7 @@ use super::seating::seat_number;
 use super::{game_id, Bearer};
 use crate::dto::{GameView, SeatBot};
 use crate::error::ApiError;
+use crate::scopes::Scope;
 use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
@@ -16,11 +17,12 @@ const PROBLEM: &str = "application/problem+json";
 ///
 /// Hands a seat to a bot, which plays it from the next move on (`docs/bots.md`): the seat's
 /// player may hand over their own seat at any time (its token, or the account that holds it),
-/// and the host of a game still waiting for players may fill an empty seat with one. Every
+/// and the host of a game still waiting for players may fill an empty seat with one (with an
+/// account token that holds `games:host` as well as `games:play`). Every
 /// move the bot makes is logged under the seat, after a `table.bot_seated` entry naming it.
 #[utoipa::path(tag = "bots", operation_id = "handSeatToBot", request_body = SeatBot,
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
-    security(("seat_token" = []), ("account_token" = [])),
+    security(("seat_token" = []), ("account_token" = ["games:play"])),
     responses(
         (status = 200, body = GameView, description = "Handed over: the game as the caller sees it"),
         (status = 400, description = "Malformed body", content_type = PROBLEM),
@@ -39,9 +41,13 @@ pub async fn hand_over(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
+    // Who is asking first: a token without the scope is refused whatever the body says.
+    let caller = service
+        .authenticate(id, bearer.0.as_deref(), Scope::GamesPlay)
+        .await?;
     let request: SeatBot = object_body(body.into_inner())?;
     let view = service
-        .hand_to_bot(id, bearer.0.as_deref(), seat, request.level)
+        .hand_to_bot(id, caller, bearer.0.as_deref(), seat, request.level)
         .await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(view))
 }
@@ -52,7 +58,7 @@ pub async fn hand_over(
 /// their clock running (a clock that had run out starts afresh).
 #[utoipa::path(tag = "bots", operation_id = "takeSeatBack",
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
-    security(("seat_token" = []), ("account_token" = [])),
+    security(("seat_token" = []), ("account_token" = ["games:play"])),
     responses(
         (status = 200, body = GameView, description = "Taken back: the game as the seat sees it"),
         (status = 401, description = "An unknown token", content_type = PROBLEM),
@@ -69,7 +75,9 @@ pub async fn take_back(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
-    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let caller = service
+        .authenticate(id, bearer.0.as_deref(), Scope::GamesPlay)
+        .await?;
     let view = service.take_back_from_bot(id, caller, seat).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(view))
 }

@@ -19,6 +19,7 @@ use crate::dto::{
     EmailAddress, EmailAddressChange, EmailAddressList, NewEmailAddress, NoticePreferences,
 };
 use crate::error::ApiError;
+use crate::scopes::Scope;
 use crate::service::email::escape;
 use crate::service::Parlour;
 
@@ -32,7 +33,7 @@ const PROBLEM: &str = "application/problem+json";
 /// `email-off` on a server whose operator set no mail server.
 #[utoipa::path(tag = "email", operation_id = "createEmailAddress",
     request_body = NewEmailAddress,
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 201, body = EmailAddress, description = "Kept, and the verification mail is on its way"),
         (status = 400, description = "Malformed body", content_type = PROBLEM),
@@ -47,7 +48,10 @@ pub async fn create(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let request: NewEmailAddress = object_body(body.into_inner())?;
     let address = service.email_addresses().add(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(address))
@@ -58,7 +62,7 @@ pub async fn create(
 /// The account's addresses, oldest first, each with whether it is verified and whether
 /// notices are mailed to it; and whether this server sends mail at all.
 #[utoipa::path(tag = "email", operation_id = "listEmailAddresses",
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 200, body = EmailAddressList, description = "The addresses"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -66,7 +70,10 @@ pub async fn create(
     ))]
 #[get("/v1/me/email-addresses")]
 pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let list = service.email_addresses().list(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(list))
 }
@@ -79,7 +86,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
 #[utoipa::path(tag = "email", operation_id = "updateEmailAddress",
     params(("id" = Uuid, Path, description = "The address's id")),
     request_body = EmailAddressChange,
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 200, body = EmailAddress, description = "Changed"),
         (status = 400, description = "Malformed body", content_type = PROBLEM),
@@ -94,7 +101,10 @@ pub async fn change(
     id: web::Path<Uuid>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let change: EmailAddressChange = object_body(body.into_inner())?;
     let address = service
         .email_addresses()
@@ -108,7 +118,7 @@ pub async fn change(
 /// Nothing more is mailed to it, and what was waiting to be is dropped.
 #[utoipa::path(tag = "email", operation_id = "deleteEmailAddress",
     params(("id" = Uuid, Path, description = "The address's id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -121,7 +131,10 @@ pub async fn remove(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     service
         .email_addresses()
         .remove(&caller, id.into_inner())
@@ -137,7 +150,7 @@ pub async fn remove(
 /// in. An account that never changed them has every notice on both channels, a mail for
 /// each, no quiet hours, in UTC.
 #[utoipa::path(tag = "email", operation_id = "getNoticePreferences",
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 200, body = NoticePreferences, description = "The preferences"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -148,7 +161,10 @@ pub async fn get_preferences(
     service: web::Data<Parlour>,
     bearer: Bearer,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let preferences = service.notice_preferences().get(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(preferences))
 }
@@ -159,7 +175,7 @@ pub async fn get_preferences(
 /// given; apps' webhooks are not bound by these.
 #[utoipa::path(tag = "email", operation_id = "setNoticePreferences",
     request_body = NoticePreferences,
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 200, body = NoticePreferences, description = "Kept: the preferences"),
         (status = 400, description = "Malformed body", content_type = PROBLEM),
@@ -173,7 +189,10 @@ pub async fn set_preferences(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let chosen: NoticePreferences = object_body(body.into_inner())?;
     let kept = service.notice_preferences().put(&caller, chosen).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(kept))

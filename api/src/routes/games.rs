@@ -12,6 +12,7 @@ use super::{game_id, Bearer};
 use crate::dto::{AuditReport, CreatedGame, EventPage, GameFile, GameView, NewGame, ScorecardBody};
 use crate::error::{ApiError, Problem};
 use crate::limits::StreamGate;
+use crate::scopes::Scope;
 use crate::service::{Move, Parlour, Update, MAX_WAIT_SECONDS};
 
 const PROBLEM: &str = "application/problem+json";
@@ -196,7 +197,7 @@ pub(super) fn whole_seconds<'de, D: serde::Deserializer<'de>>(
 #[utoipa::path(tag = "games", operation_id = "getGame",
     params(("id" = String, Path, description = "Game id"), WaitQuery,
         ("If-None-Match" = Option<String>, Header, pattern = r#"^(\*|((W/)?"[0-9]{1,19}"( *, *(W/)?"[0-9]{1,19}")*)?)$"#, description = "Versions you already have, quoted as in the ETag (`\"12\"`, or a list: `\"12\", \"13\"`): 304 while the game is at one of them. `*` (any version): 304 if the game exists")),
-    security((), ("seat_token" = []), ("account_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = ["games:read"])),
     responses(
         (status = 200, body = GameView, description = "The game as the token's seat sees it (a spectator's view without a token)",
             headers(("ETag" = String, description = "The version, quoted"),
@@ -223,7 +224,9 @@ pub async fn show(
         None => None,
         Some(NoneMatch::Any) => {
             // Whatever version the game is at, the client has "it": answered at once.
-            let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+            let caller = service
+                .authenticate(id, bearer.0.as_deref(), Scope::GamesRead)
+                .await?;
             let view = service.view(id, caller).await?;
             return Ok(per_seat(&mut HttpResponse::NotModified())
                 .insert_header(etag(view.version))
@@ -233,7 +236,9 @@ pub async fn show(
     };
     match known {
         None => {
-            let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+            let caller = service
+                .authenticate(id, bearer.0.as_deref(), Scope::GamesRead)
+                .await?;
             Ok(view_response(service.view(id, caller).await?))
         }
         Some(versions) => {
@@ -242,7 +247,7 @@ pub async fn show(
             let known = versions.iter().copied().max().unwrap_or_default();
             // A long-poll outlives its check: a revoked account token ends it with 401.
             let (caller, hold) = service
-                .authenticate_holding(id, bearer.0.as_deref())
+                .authenticate_holding(id, bearer.0.as_deref(), Scope::GamesRead)
                 .await?;
             let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
             match service
@@ -269,7 +274,7 @@ pub async fn show(
         ("If-Match" = Option<String>, Header, pattern = r#"^((W/)?"[0-9]{1,19}")?$"#, description = "The version the move was decided from: 412 if the game has moved on. A server run with `--require-preconditions` refuses a move without it (428)"),
         ("Idempotency-Key" = Option<String>, Header, pattern = r"^[!-~]([ -~]{0,253}[!-~])?$", description = "1 to 255 visible ASCII characters (spaces only inside). A retry with the same key and body returns the first answer (marked `Idempotent-Replayed: true`) and records nothing")),
     request_body(content = crate::wire::AnyAction, description = "One action of the game, as listed in `legal_actions` with every `{\"choose\": k, \"from\": [...]}` replaced by k distinct ids, e.g. `{\"type\":\"lay\",\"cards\":[\"a\",\"b\",\"c\"]}`"),
-    security(("seat_token" = []), ("account_token" = [])),
+    security(("seat_token" = []), ("account_token" = ["games:play"])),
     responses(
         (status = 200, body = GameView, description = "The move was recorded (or, with a known Idempotency-Key, had been): the seat's new view with the move's receipt",
             headers(("ETag" = String, description = "The new version, quoted"),
@@ -312,7 +317,9 @@ pub async fn act(
             }
         },
     };
-    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let caller = service
+        .authenticate(id, bearer.0.as_deref(), Scope::GamesPlay)
+        .await?;
     let acted = service
         .act(
             id,
@@ -352,7 +359,7 @@ pub struct EventsQuery {
 /// see at the table; once it is over the whole log is public, with the action behind each batch.
 #[utoipa::path(tag = "games", operation_id = "listGameEvents",
     params(("id" = String, Path, description = "Game id"), EventsQuery),
-    security((), ("seat_token" = []), ("account_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = ["games:read"])),
     responses(
         (status = 200, body = EventPage, description = "A page of the log as the caller may see it",
             headers(("Link" = String, description = "`<…?after=N&limit=M>; rel=\"next\"` while there is a next page (the same as `next_after`)"))),
@@ -384,7 +391,9 @@ pub async fn events(
             format!("after must be between 0 and {MAX_SEQ}"),
         ));
     }
-    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let caller = service
+        .authenticate(id, bearer.0.as_deref(), Scope::GamesRead)
+        .await?;
     let page = service.events(id, caller, after, limit).await?;
     let mut response = HttpResponse::Ok();
     per_seat(&mut response);
@@ -412,7 +421,7 @@ pub struct StateQuery {
 /// The game as the caller would have seen it just after event `at`.
 #[utoipa::path(tag = "games", operation_id = "getGameState",
     params(("id" = String, Path, description = "Game id"), StateQuery),
-    security((), ("seat_token" = []), ("account_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = ["games:read"])),
     responses(
         (status = 200, body = GameView, description = "The game as the caller saw it just after event `at`",
             headers(("ETag" = String, description = "The version shown (`at`), quoted"),
@@ -432,7 +441,9 @@ pub async fn state_at(
     query: web::Query<StateQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
-    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let caller = service
+        .authenticate(id, bearer.0.as_deref(), Scope::GamesRead)
+        .await?;
     Ok(view_response(service.state_at(id, caller, query.at).await?))
 }
 
@@ -557,7 +568,7 @@ pub(super) const HEARTBEAT: Duration = Duration::from_secs(15);
 /// after the final view. Use it to be told at once when it is your turn.
 #[utoipa::path(tag = "games", operation_id = "streamGame",
     params(("id" = String, Path, description = "Game id")),
-    security((), ("seat_token" = []), ("account_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = ["games:read"])),
     responses(
         (status = 200, description = "Server-sent events: `view` events (see `x-sse-events`) and keep-alive comments, until the view of the finished game",
             content_type = "text/event-stream", body = String,
@@ -587,7 +598,7 @@ pub async fn stream(
     let permit = gate.admit(bearer.0.as_deref(), client)?;
     // Held for as long as the stream runs: revoking the account token ends it.
     let (caller, hold) = service
-        .authenticate_holding(id, bearer.0.as_deref())
+        .authenticate_holding(id, bearer.0.as_deref(), Scope::GamesRead)
         .await?;
     let updates = service
         .into_inner()

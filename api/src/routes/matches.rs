@@ -9,6 +9,7 @@ use super::accounts::object_body;
 use super::Bearer;
 use crate::dto::{CreatedMatch, MatchAudit, MatchView, NewMatch};
 use crate::error::{ApiError, Problem};
+use crate::scopes::Scope;
 use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
@@ -26,7 +27,7 @@ fn match_id(raw: &str) -> Result<Uuid, ApiError> {
 /// player's token (in this answer only) opens their seat in every deal; with `seats`, made
 /// with an account token, accounts hold the seats as in a hosted game.
 #[utoipa::path(tag = "matches", operation_id = "createMatch", request_body = NewMatch,
-    security((), ("account_token" = [])),
+    security((), ("account_token" = ["games:host"])),
     responses(
         (status = 201, body = CreatedMatch, description = "Created: the match, its first deal and the seats' tokens or invitations (shown only here)",
             headers(("Location" = String, description = "The match: `/v1/matches/{id}`"),
@@ -42,11 +43,17 @@ pub async fn create(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let request: NewMatch = object_body(body.into_inner())?;
+    // Who is asking first: a token without the scope is refused whatever the body says.
     let caller = match bearer.0.as_deref() {
-        Some(token) => Some(service.accounts().authenticate(Some(token)).await?),
+        Some(token) => Some(
+            service
+                .accounts()
+                .authenticate(Some(token), Scope::GamesHost)
+                .await?,
+        ),
         None => None,
     };
+    let request: NewMatch = object_body(body.into_inner())?;
     let created = service.create_match(caller.as_ref(), request).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))

@@ -11,6 +11,7 @@ pub mod health;
 pub mod keys;
 pub mod matches;
 pub mod metrics;
+pub mod oauth;
 pub mod passkeys;
 pub mod play;
 pub mod push;
@@ -97,6 +98,10 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(accounts::sign_in_code)
         .service(accounts::sign_in)
         .service(accounts::email_sign_in)
+        .service(oauth::check)
+        .service(oauth::approve)
+        .service(oauth::list)
+        .service(oauth::remove)
         .service(passkeys::begin_registration)
         .service(passkeys::register)
         .service(passkeys::list)
@@ -145,9 +150,13 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
 }
 
 /// Registers the pages outside the API document: the web client, the metrics, the document
-/// itself, its viewer and the problem pages.
+/// itself, its viewer, the problem pages, and OAuth's own endpoints (which speak RFC 6749's
+/// forms rather than the API's JSON).
 pub fn configure_pages(cfg: &mut web::ServiceConfig) {
-    cfg.service(play::root)
+    cfg.service(oauth::token)
+        .service(oauth::revoke)
+        .service(oauth::metadata)
+        .service(play::root)
         .service(play::play)
         .service(play::favicon)
         .service(metrics::metrics)

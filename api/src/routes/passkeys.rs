@@ -15,6 +15,7 @@ use crate::dto::{
     CreatedAccount, NewPasskey, Passkey, PasskeyChallenge, PasskeyList, PasskeySignIn,
 };
 use crate::error::ApiError;
+use crate::scopes::Scope;
 use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
@@ -27,7 +28,7 @@ const PROBLEM: &str = "application/problem+json";
 /// asked for a discoverable credential verified by its user (a passkey proper), so that it can
 /// later sign in a device that knows nothing of the account.
 #[utoipa::path(tag = "accounts", operation_id = "beginPasskeyRegistration",
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 201, body = PasskeyChallenge, description = "The ceremony begun",
             headers(("Cache-Control" = String, description = "`no-store`"))),
@@ -40,7 +41,10 @@ pub async fn begin_registration(
     service: web::Data<Parlour>,
     bearer: Bearer,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let challenge = service.passkeys().begin_registration(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(challenge))
 }
@@ -52,7 +56,7 @@ pub async fn begin_registration(
 /// signs this account in on any device that holds it (`POST /v1/accounts/passkey-sign-in`).
 #[utoipa::path(tag = "accounts", operation_id = "createPasskey",
     request_body = NewPasskey,
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 201, body = Passkey, description = "Kept"),
         (status = 400, description = "Malformed body, or a name that is empty, too long or holds a control character (`invalid-text`)", content_type = PROBLEM),
@@ -67,7 +71,10 @@ pub async fn register(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let request: NewPasskey = object_body(body.into_inner())?;
     let passkey = service.passkeys().register(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(passkey))
@@ -78,7 +85,7 @@ pub async fn register(
 /// The account's passkeys, oldest first, each with when it last signed a device in; and
 /// whether this server takes passkeys at all.
 #[utoipa::path(tag = "accounts", operation_id = "listPasskeys",
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 200, body = PasskeyList, description = "The passkeys"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -86,7 +93,10 @@ pub async fn register(
     ))]
 #[get("/v1/me/passkeys")]
 pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let list = service.passkeys().list(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(list))
 }
@@ -97,7 +107,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
 /// revoke those with `DELETE /v1/me/tokens/{token_id}`.
 #[utoipa::path(tag = "accounts", operation_id = "deletePasskey",
     params(("id" = Uuid, Path, description = "The passkey's id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 204, description = "Removed"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -110,7 +120,10 @@ pub async fn remove(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     service.passkeys().remove(&caller, id.into_inner()).await?;
     Ok(HttpResponse::NoContent()
         .insert_header((header::CACHE_CONTROL, "no-store"))

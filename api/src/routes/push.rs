@@ -9,6 +9,7 @@ use super::accounts::{for_the_caller, object_body};
 use super::Bearer;
 use crate::dto::{NewPushSubscription, PushKey, PushSubscription, PushSubscriptionList};
 use crate::error::ApiError;
+use crate::scopes::Scope;
 use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
@@ -40,7 +41,7 @@ pub async fn key(service: web::Data<Parlour>) -> HttpResponse {
 /// The same browser subscribing again replaces its subscription.
 #[utoipa::path(tag = "push", operation_id = "createPushSubscription",
     request_body = NewPushSubscription,
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 201, body = PushSubscription, description = "Kept: the subscription"),
         (status = 400, description = "Malformed body", content_type = PROBLEM),
@@ -54,7 +55,10 @@ pub async fn subscribe(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let request: NewPushSubscription = object_body(body.into_inner())?;
     let subscription = service
         .push_subscriptions()
@@ -68,7 +72,7 @@ pub async fn subscribe(
 /// The account's browsers' subscriptions, oldest first, each with the device token that
 /// made it and whether pushes to it are failing. Never their keys.
 #[utoipa::path(tag = "push", operation_id = "listPushSubscriptions",
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 200, body = PushSubscriptionList, description = "The subscriptions"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -76,7 +80,10 @@ pub async fn subscribe(
     ))]
 #[get("/v1/me/push-subscriptions")]
 pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     let list = service.push_subscriptions().list(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(list))
 }
@@ -87,7 +94,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
 /// is dropped.
 #[utoipa::path(tag = "push", operation_id = "deletePushSubscription",
     params(("id" = Uuid, Path, description = "The subscription's id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["account:manage"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -100,7 +107,10 @@ pub async fn remove(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::AccountManage)
+        .await?;
     service
         .push_subscriptions()
         .unsubscribe(&caller, id.into_inner())

@@ -19,6 +19,7 @@ use crate::dto::{
 };
 use crate::error::{ApiError, Problem};
 use crate::limits::StreamGate;
+use crate::scopes::Scope;
 use crate::service::{parse_cursor, AccountUpdate, BusFeed, Parlour, MAX_WAIT_SECONDS};
 use crate::store::FeedCursor;
 
@@ -36,7 +37,7 @@ pub(super) fn seat_number(raw: &str) -> Result<u8, ApiError> {
 /// named account, offered by invitation (its code is in this answer only) or open to anyone.
 /// The game waits for players until every seat is taken, then begins.
 #[utoipa::path(tag = "tables", operation_id = "hostGame", request_body = NewHostedGame,
-    security(("account_token" = [])),
+    security(("account_token" = ["games:host"])),
     responses(
         (status = 201, body = HostedGame, description = "Created: the game and its seats, with each invitation's code (shown only here)",
             headers(("Location" = String, description = "The game: `/v1/games/{id}`"),
@@ -52,7 +53,10 @@ pub async fn host(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesHost)
+        .await?;
     let request: NewHostedGame = object_body(body.into_inner())?;
     let hosted = service.host_game(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created())
@@ -79,7 +83,7 @@ pub struct InboxQuery {
 /// Each row says what is asked of me now and by when.
 #[utoipa::path(tag = "tables", operation_id = "getMyGames",
     params(InboxQuery),
-    security(("account_token" = [])),
+    security(("account_token" = ["games:read"])),
     responses(
         (status = 200, body = Inbox, description = "The account's games, most urgent first",
             headers(("Cache-Control" = String, description = "`no-store`"),
@@ -94,7 +98,10 @@ pub async fn inbox(
     bearer: Bearer,
     query: web::Query<InboxQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesRead)
+        .await?;
     let query = query.into_inner();
     if let Some(game) = &query.game {
         // As the document's pattern says: a catalogue id, which no other text can name.
@@ -122,7 +129,7 @@ pub async fn inbox(
 /// the same time, one sits down and the other is told the seat is taken.
 #[utoipa::path(tag = "tables", operation_id = "claimSeat", request_body = SeatClaim,
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
-    security(("account_token" = [])),
+    security(("account_token" = ["games:play"])),
     responses(
         (status = 200, body = GameView, description = "Seated: the game as the new player sees it"),
         (status = 400, description = "Malformed body", content_type = PROBLEM),
@@ -139,7 +146,10 @@ pub async fn claim(
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesPlay)
+        .await?;
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
     let request: SeatClaim = object_body(body.into_inner())?;
@@ -155,7 +165,7 @@ pub async fn claim(
 /// working), to a named account, or to anyone. Only the host may.
 #[utoipa::path(tag = "tables", operation_id = "offerSeat", request_body = SeatOffer,
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
-    security(("account_token" = [])),
+    security(("account_token" = ["games:host"])),
     responses(
         (status = 200, body = HostedSeat, description = "Offered; an invitation's code is in this answer only",
             headers(("Cache-Control" = String, description = "`no-store`"))),
@@ -174,7 +184,10 @@ pub async fn offer(
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesHost)
+        .await?;
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
     let request: SeatOffer = object_body(body.into_inner())?;
@@ -188,7 +201,7 @@ pub async fn offer(
 /// it is offered again. Only the host may.
 #[utoipa::path(tag = "tables", operation_id = "withdrawSeatOffer",
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
-    security(("account_token" = [])),
+    security(("account_token" = ["games:host"])),
     responses(
         (status = 204, description = "Withdrawn"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -203,7 +216,10 @@ pub async fn withdraw(
     bearer: Bearer,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesHost)
+        .await?;
     let id = game_id(&path.0)?;
     let seat = seat_number(&path.1)?;
     service.withdraw_offer(&caller, id, seat).await?;
@@ -216,7 +232,7 @@ pub async fn withdraw(
 /// may; once the last seat is taken the cards are dealt and the game can only be resigned.
 #[utoipa::path(tag = "tables", operation_id = "abortGame",
     params(("id" = String, Path, description = "Game id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["games:host"])),
     responses(
         (status = 204, description = "Aborted"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -231,7 +247,10 @@ pub async fn abort(
     bearer: Bearer,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesHost)
+        .await?;
     let id = game_id(&id)?;
     service.abort_game(&caller, id).await?;
     Ok(HttpResponse::NoContent().finish())
@@ -243,7 +262,7 @@ pub async fn abort(
 /// document gives a resignation. Any seat may resign at any time while the game is active.
 #[utoipa::path(tag = "tables", operation_id = "resign",
     params(("id" = String, Path, description = "Game id")),
-    security(("seat_token" = []), ("account_token" = [])),
+    security(("seat_token" = []), ("account_token" = ["games:play"])),
     responses(
         (status = 200, body = GameView, description = "Resigned: the finished game as the seat sees it"),
         (status = 401, description = "No token, or one that holds no seat of this game", content_type = PROBLEM),
@@ -259,7 +278,9 @@ pub async fn resign(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
-    let caller = service.authenticate(id, bearer.0.as_deref()).await?;
+    let caller = service
+        .authenticate(id, bearer.0.as_deref(), Scope::GamesPlay)
+        .await?;
     let view = service.resign(id, caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(view))
 }
@@ -283,7 +304,7 @@ fn notice_id(text: &str, what: &str) -> Result<FeedCursor, ApiError> {
 /// 15 s keeps the connection alive.
 #[utoipa::path(tag = "tables", operation_id = "streamMyNotices",
     params(("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{1,20}-[0-9]{1,20}$", description = "The id of the last event received: the stream goes on just after it")),
-    security(("account_token" = [])),
+    security(("account_token" = ["games:read"])),
     responses(
         (status = 200, description = "`text/event-stream` of `event: notice` messages whose `data` is a Notice", content_type = "text/event-stream",
             headers(("Cache-Control" = String, description = "`no-store`"))),
@@ -306,7 +327,10 @@ pub async fn stream(
         .map(|addr| addr.ip())
         .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
     let permit = gate.admit(bearer.0.as_deref(), client)?;
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesRead)
+        .await?;
     let after = match req.headers().get("last-event-id") {
         None => None,
         Some(value) => {
@@ -368,7 +392,7 @@ pub struct NoticeQuery {
 /// seconds for the first when there is none yet. Send the page's `next` as `after` next time.
 #[utoipa::path(tag = "tables", operation_id = "getMyNotices",
     params(NoticeQuery),
-    security(("account_token" = [])),
+    security(("account_token" = ["games:read"])),
     responses(
         (status = 200, body = NoticePage, description = "The notices after `after`, oldest first (none if none came in time)",
             headers(("Cache-Control" = String, description = "`no-store`"))),
@@ -383,7 +407,10 @@ pub async fn notices(
     bearer: Bearer,
     query: web::Query<NoticeQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesRead)
+        .await?;
     let query = query.into_inner();
     let after = match &query.after {
         Some(text) => Some(notice_id(text, "after")?),

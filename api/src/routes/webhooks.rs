@@ -13,6 +13,7 @@ use crate::dto::{
     Delivery, DeliveryPage, NewWebhook, Webhook, WebhookChange, WebhookList, WebhookWithSecret,
 };
 use crate::error::ApiError;
+use crate::scopes::Scope;
 use crate::service::Parlour;
 
 const PROBLEM: &str = "application/problem+json";
@@ -33,7 +34,7 @@ pub struct DeliveriesQuery {
 /// signing secret is in this answer only.
 #[utoipa::path(tag = "webhooks", operation_id = "createWebhook",
     request_body = NewWebhook,
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 201, body = WebhookWithSecret, description = "Registered: the endpoint, and its secret, shown this once"),
         (status = 400, description = "Malformed body or an unknown event type", content_type = PROBLEM),
@@ -47,7 +48,10 @@ pub async fn create(
     bearer: Bearer,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let request: NewWebhook = object_body(body.into_inner())?;
     let created = service.webhooks().create(&caller, request).await?;
     Ok(for_the_caller(&mut HttpResponse::Created()).json(created))
@@ -58,7 +62,7 @@ pub async fn create(
 /// My endpoints, oldest first, each with the events it is sent, whether it is sent to now and,
 /// if the server disabled it, why. Never their secrets.
 #[utoipa::path(tag = "webhooks", operation_id = "listWebhooks",
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 200, body = WebhookList, description = "The account's endpoints, oldest first"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -66,7 +70,10 @@ pub async fn create(
     ))]
 #[get("/v1/webhooks")]
 pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let list = service.webhooks().list(&caller).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(list))
 }
@@ -76,7 +83,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
 /// One of my endpoints, with why it was disabled if it was.
 #[utoipa::path(tag = "webhooks", operation_id = "getWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 200, body = Webhook, description = "The endpoint"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -89,7 +96,10 @@ pub async fn show(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let webhook = service.webhooks().get(&caller, id.into_inner()).await?;
     Ok(for_the_caller(&mut HttpResponse::Ok()).json(webhook))
 }
@@ -101,7 +111,7 @@ pub async fn show(
 #[utoipa::path(tag = "webhooks", operation_id = "updateWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
     request_body = WebhookChange,
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 200, body = Webhook, description = "The endpoint as it is now"),
         (status = 400, description = "Malformed body or an unknown event type", content_type = PROBLEM),
@@ -117,7 +127,10 @@ pub async fn update(
     id: web::Path<Uuid>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let change: WebhookChange = object_body(body.into_inner())?;
     let webhook = service
         .webhooks()
@@ -131,7 +144,7 @@ pub async fn update(
 /// Deletes an endpoint, with its undelivered messages and its delivery log.
 #[utoipa::path(tag = "webhooks", operation_id = "deleteWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -144,7 +157,10 @@ pub async fn remove(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     service.webhooks().delete(&caller, id.into_inner()).await?;
     Ok(for_the_caller(&mut HttpResponse::NoContent()).finish())
 }
@@ -155,7 +171,7 @@ pub async fn remove(
 /// (two signatures in `webhook-signature`), so a receiver can switch without losing a message.
 #[utoipa::path(tag = "webhooks", operation_id = "rotateWebhookSecret",
     params(("id" = Uuid, Path, description = "The webhook's id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 200, body = WebhookWithSecret, description = "The endpoint and its new secret"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -168,7 +184,10 @@ pub async fn rotate(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let rotated = service
         .webhooks()
         .rotate_secret(&caller, id.into_inner())
@@ -181,7 +200,7 @@ pub async fn rotate(
 /// Sends the endpoint a `webhook.test` message, delivered and logged like any other.
 #[utoipa::path(tag = "webhooks", operation_id = "testWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 202, body = Delivery, description = "The ping, to be sent at once"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -194,7 +213,10 @@ pub async fn test(
     bearer: Bearer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let delivery = service.webhooks().test(&caller, id.into_inner()).await?;
     Ok(for_the_caller(&mut HttpResponse::Accepted()).json(delivery))
 }
@@ -205,7 +227,7 @@ pub async fn test(
 /// latency and the answer's first bytes.
 #[utoipa::path(tag = "webhooks", operation_id = "listWebhookDeliveries",
     params(("id" = Uuid, Path, description = "The webhook's id"), DeliveriesQuery),
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 200, body = DeliveryPage, description = "A page of the delivery log"),
         (status = 400, description = "A `before` that is no page's `next`", content_type = PROBLEM),
@@ -220,7 +242,10 @@ pub async fn deliveries(
     id: web::Path<Uuid>,
     query: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let page = service
         .webhooks()
         .deliveries(&caller, id.into_inner(), query.before.as_deref())
@@ -236,7 +261,7 @@ pub async fn deliveries(
         ("id" = Uuid, Path, description = "The webhook's id"),
         ("delivery" = String, Path, description = "The message's `webhook-id`", pattern = "^msg_[0-9a-f]{26}$"),
     ),
-    security(("account_token" = [])),
+    security(("account_token" = ["webhooks:manage"])),
     responses(
         (status = 202, body = Delivery, description = "The message, due again now"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
@@ -249,7 +274,10 @@ pub async fn retry(
     bearer: Bearer,
     path: web::Path<(Uuid, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = service.accounts().authenticate(bearer.0.as_deref()).await?;
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
+        .await?;
     let (id, delivery) = path.into_inner();
     let delivery = service
         .webhooks()

@@ -14,9 +14,16 @@ impl Parlour {
         tokens.insert(hash, seat);
     }
 
-    /// Checks a bearer token against the game: no token is a spectator.
-    pub async fn authenticate(&self, game: Uuid, token: Option<&str>) -> Result<Caller> {
-        Ok(self.authenticate_as(game, token).await?.0)
+    /// Checks a bearer token against the game: no token is a spectator. An account token
+    /// must hold `scope` (what the operation does to the game); a seat's or a match's token
+    /// opens its seat for everything a seat does.
+    pub async fn authenticate(
+        &self,
+        game: Uuid,
+        token: Option<&str>,
+        scope: Scope,
+    ) -> Result<Caller> {
+        Ok(self.authenticate_as(game, token, scope).await?.0)
     }
 
     /// [`Parlour::authenticate`] for a stream or a long-poll, which outlives the check: with
@@ -26,8 +33,9 @@ impl Parlour {
         &self,
         game: Uuid,
         token: Option<&str>,
+        scope: Scope,
     ) -> Result<(Caller, Option<Hold>)> {
-        let (caller, account_token) = self.authenticate_as(game, token).await?;
+        let (caller, account_token) = self.authenticate_as(game, token, scope).await?;
         Ok((caller, account_token.map(|token| self.hold(token))))
     }
 
@@ -36,13 +44,14 @@ impl Parlour {
         &self,
         game: Uuid,
         token: Option<&str>,
+        scope: Scope,
     ) -> Result<(Caller, Option<Uuid>)> {
         let Some(token) = token else {
             return Ok((Caller::Spectator, None));
         };
         if token.starts_with(ACCOUNT_TOKEN_PREFIX) {
             // An account plays the seat the game's log sat it in; anywhere else it watches.
-            let caller = self.accounts().authenticate(Some(token)).await?;
+            let caller = self.accounts().authenticate(Some(token), scope).await?;
             let seat = match self.seat_of_account(game, caller.account.id).await? {
                 Some(seat) => Caller::Seat(seat),
                 None => Caller::Spectator,

@@ -20,6 +20,7 @@ use crate::dto::{
     self, Account, AccountToken, CreatedAccount, IssuedAccountToken, Me, NewAccount,
     NewAccountToken, SignIn, SignInCode,
 };
+use crate::scopes::{Scope, Scopes};
 use crate::store::{
     AccountRecord, AccountStore, AccountTokenRecord, EndpointKind, MessageState, SignInCodeRecord,
     SignInStore, SignedInWith, WebhookMessageRecord, WebhookStore,
@@ -37,6 +38,21 @@ pub struct AccountCaller {
     pub account: AccountRecord,
     /// The id of the token the request was sent with.
     pub token: Uuid,
+    /// What that token may do.
+    pub scopes: Scopes,
+    /// The app the token was granted to, if it was.
+    pub app: Option<String>,
+}
+
+impl AccountCaller {
+    /// Refuses (403 `insufficient-scope`) unless the token holds `scope`.
+    pub fn require(&self, scope: Scope) -> Result<()> {
+        if self.scopes.has(scope) {
+            Ok(())
+        } else {
+            Err(ServiceError::InsufficientScope(scope))
+        }
+    }
 }
 
 pub(super) fn account_dto(record: &AccountRecord) -> Account {
@@ -91,6 +107,18 @@ impl<'a> Accounts<'a> {
         name: String,
         how: SignedInWith,
     ) -> Result<(AccountTokenRecord, IssuedAccountToken)> {
+        Self::mint_scoped(clock, account, name, how, Scopes::all(), None)
+    }
+
+    /// [`Accounts::mint`] a token that may do only `scopes`, for `app` if it is an app's.
+    pub(super) fn mint_scoped(
+        clock: &dyn Clock,
+        account: Uuid,
+        name: String,
+        how: SignedInWith,
+        scopes: Scopes,
+        app: Option<String>,
+    ) -> Result<(AccountTokenRecord, IssuedAccountToken)> {
         let secret = format!("{ACCOUNT_TOKEN_PREFIX}{}", hex::encode(random_bytes()?));
         let record = AccountTokenRecord {
             id: Uuid::now_v7(),
@@ -99,11 +127,14 @@ impl<'a> Accounts<'a> {
             token_hash: token_hash(&secret),
             created_at: clock.now(),
             signed_in_with: Some(how),
+            scopes,
+            app,
         };
         let issued = IssuedAccountToken {
             id: record.id,
             name: record.name.clone(),
             created_at: record.created_at,
+            scopes: scopes.to_vec(),
             secret,
         };
         Ok((record, issued))
@@ -131,9 +162,17 @@ impl<'a> Accounts<'a> {
         })
     }
 
-    /// Checks an account token: the account it opens, if it exists and is not revoked. Asked
-    /// of the store every time (see the module's comment).
-    pub async fn authenticate(&self, token: Option<&str>) -> Result<AccountCaller> {
+    /// Checks an account token and that it holds `scope`: the account it opens, if the token
+    /// exists, is not revoked, and may do what is asked (403 `insufficient-scope` if not).
+    pub async fn authenticate(&self, token: Option<&str>, scope: Scope) -> Result<AccountCaller> {
+        let caller = self.authenticate_any(token).await?;
+        caller.require(scope)?;
+        Ok(caller)
+    }
+
+    /// Checks an account token, whatever its scopes: the account it opens, if it exists and
+    /// is not revoked. Asked of the store every time (see the module's comment).
+    pub async fn authenticate_any(&self, token: Option<&str>) -> Result<AccountCaller> {
         let Some(token) = token else {
             return Err(ServiceError::AccountUnauthorized(
                 "this needs `Authorization: Bearer <account token>`",
@@ -146,16 +185,26 @@ impl<'a> Accounts<'a> {
             ));
         }
         match self.store.account_for_token(&token_hash(token)).await? {
-            Some((account, token)) => Ok(AccountCaller { account, token }),
+            Some((account, token)) => Ok(AccountCaller {
+                account,
+                token: token.id,
+                scopes: token.scopes,
+                app: token.app,
+            }),
             None => Err(ServiceError::AccountUnauthorized(
                 "this token belongs to no account, or has been revoked",
             )),
         }
     }
 
-    /// The caller's account and its live tokens.
+    /// The caller's account and its live tokens: all of them for a token that may manage the
+    /// account, else only the caller's own (an app that may read games is not told the
+    /// player's devices).
     pub async fn me(&self, caller: &AccountCaller) -> Result<Me> {
-        let tokens = self.store.account_tokens(caller.account.id).await?;
+        let mut tokens = self.store.account_tokens(caller.account.id).await?;
+        if !caller.scopes.has(Scope::AccountManage) {
+            tokens.retain(|t| t.id == caller.token);
+        }
         Ok(Me {
             account: account_dto(&caller.account),
             tokens: tokens
@@ -171,7 +220,10 @@ impl<'a> Accounts<'a> {
                         SignedInWith::Code => dto::SignedInWith::Code,
                         SignedInWith::Passkey => dto::SignedInWith::Passkey,
                         SignedInWith::Email => dto::SignedInWith::Email,
+                        SignedInWith::App => dto::SignedInWith::App,
                     }),
+                    scopes: t.scopes.to_vec(),
+                    app: t.app.clone(),
                 })
                 .collect(),
         })
@@ -184,7 +236,29 @@ impl<'a> Accounts<'a> {
         request: NewAccountToken,
     ) -> Result<IssuedAccountToken> {
         let name = text::player_name("name", &request.name)?;
-        let (token, issued) = Self::mint(self.clock, caller.account.id, name, SignedInWith::Token)?;
+        // A token gives no more than its maker holds; asked for nothing, it holds the same.
+        let scopes = match &request.scopes {
+            None => caller.scopes,
+            Some(asked) if asked.is_empty() => {
+                return Err(ServiceError::BadRequest(
+                    "`scopes` names no scope: leave it out for the caller's own, or name at \
+                     least one"
+                        .into(),
+                ))
+            }
+            Some(asked) => asked.iter().copied().collect(),
+        };
+        if let Some(missing) = caller.scopes.missing_from(scopes) {
+            return Err(ServiceError::InsufficientScope(missing));
+        }
+        let (token, issued) = Self::mint_scoped(
+            self.clock,
+            caller.account.id,
+            name,
+            SignedInWith::Token,
+            scopes,
+            caller.app.clone(),
+        )?;
         if self.store.mint_account_token(caller.token, &token).await? {
             Ok(issued)
         } else {

@@ -257,10 +257,13 @@ impl Parlour {
 
     /// Hands `seat` to a `level` bot, for the seat's player (its seat token, or the account
     /// that holds it) or, for an empty seat of a game still waiting for players, its host.
-    /// Answers with the game as the caller sees it.
+    /// Answers with the game as the caller sees it. `caller` is who `token` was checked to be
+    /// (`Parlour::authenticate`, with `games:play`): the host's account is looked at again
+    /// only for a seat that is not the caller's.
     pub async fn hand_to_bot(
         &self,
         id: Uuid,
+        caller: Caller,
         token: Option<&str>,
         seat: u8,
         level: BotLevel,
@@ -269,7 +272,6 @@ impl Parlour {
             seat: Seat(seat),
             level: level.into(),
         };
-        let caller = self.authenticate(id, token).await?;
         if caller == Caller::Seat(seat) {
             self.record_table_event(id, Some(seat), event).await?;
             return self.view(id, caller).await;
@@ -282,7 +284,7 @@ impl Parlour {
                 ))
             }
             Some(token) if token.starts_with(ACCOUNT_TOKEN_PREFIX) => {
-                self.accounts().authenticate(Some(token)).await?
+                self.accounts().authenticate(Some(token), Scope::GamesHost).await?
             }
             Some(_) => return Err(ServiceError::NotYourSeat(seat)),
         };

@@ -31,6 +31,7 @@ use crate::dto::{
     GameFile, GameView, LogHead, NewGame, Status, StoredGameEvent,
 };
 use crate::receipts::{Receipt, Signer};
+use crate::scopes::Scope;
 use crate::store::{
     self, Committed, EventStore, GameRecord, IdempotentMove, OutboxMessage, SeatCredential,
     StoreError, StoredEvent,
@@ -193,6 +194,24 @@ pub enum ServiceError {
     /// No match has this id.
     #[error("there is no match {0}")]
     MatchNotFound(Uuid),
+    /// The caller's account token does not hold the scope this needs.
+    #[error("this token may not do this: it needs the scope `{0}`")]
+    InsufficientScope(Scope),
+    /// An app's authorization request that cannot be approved; `redirect_to` tells the app
+    /// when the request is sound enough to send the player back to it.
+    #[error("{detail}")]
+    BadAuthorization {
+        /// What is wrong.
+        detail: String,
+        /// The error redirect to the app (RFC 6749 §4.1.2.1), when there is a safe one.
+        redirect_to: Option<String>,
+    },
+    /// A refusal at the OAuth token or revocation endpoint.
+    #[error("{}", .0.description)]
+    OAuth(apps::OAuthRefusal),
+    /// The caller's account has no app of this name.
+    #[error("no app {0:?} holds a token of this account")]
+    AppNotFound(String),
     /// A fault on our side (the store failed, or holds something the engine cannot read),
     /// with its cause kept whole for the log.
     #[error(transparent)]
@@ -245,6 +264,7 @@ type Result<T> = std::result::Result<T, ServiceError>;
 mod access;
 mod accounts;
 mod act;
+pub mod apps;
 mod audit;
 pub mod bots;
 mod cache;
@@ -276,6 +296,7 @@ pub use accounts::{
     AccountCaller, Accounts, ACCOUNT_TOKEN_PREFIX, FIRST_TOKEN_NAME, SIGN_IN_CODE_LIFETIME,
     SIGN_IN_CODE_PREFIX,
 };
+pub use apps::Apps;
 pub use checkpoints::Checkpoints;
 pub use clocks::Sweep;
 pub use email::{EmailAddresses, EmailSettings};
@@ -579,6 +600,17 @@ impl Parlour {
             self.mailer.as_ref(),
             &self.commits,
         )
+    }
+
+    /// The address players reach this server at (`--public-url`), as links and the OAuth
+    /// metadata name it.
+    pub fn public_url(&self) -> &str {
+        &self.email_settings.public_url
+    }
+
+    /// Apps acting for players: OAuth codes, their exchange, the apps an account let in.
+    pub fn apps(&self) -> Apps<'_> {
+        Apps::new(&*self.store, &*self.store, &*self.clock, &self.revocations)
     }
 
     /// An account's passkeys, and signing in with them.

@@ -276,7 +276,7 @@ bounded! {
 bounded! {
     impl AccountStore {
         write fn create_account(&self, account: &AccountRecord, token: &AccountTokenRecord) -> ();
-        read fn account_for_token(&self, token_hash: &str) -> Option<(AccountRecord, Uuid)>;
+        read fn account_for_token(&self, token_hash: &str) -> Option<(AccountRecord, AccountTokenRecord)>;
         read fn account_tokens(&self, account: Uuid) -> Vec<AccountTokenRecord>;
         write fn mint_account_token(&self, by: Uuid, token: &AccountTokenRecord) -> bool;
         write fn revoke_account_token(&self, by: Uuid, account: Uuid, token: Uuid,

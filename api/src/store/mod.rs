@@ -12,6 +12,7 @@
 
 #[macro_use]
 mod bounded;
+mod apps;
 mod checkpoints;
 mod deadline;
 mod housekeeping;
@@ -26,12 +27,14 @@ mod webhooks;
 
 use std::time::Duration;
 
+use crate::scopes::Scopes;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use uuid::Uuid;
 
 pub use crate::ledger::{time_text, GameRecord, StoredEvent};
+pub use apps::{AppStore, OAuthCodeRecord};
 pub use checkpoints::{CheckpointRecord, CheckpointStore};
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
@@ -82,6 +85,10 @@ pub struct AccountTokenRecord {
     pub created_at: DateTime<Utc>,
     /// How it was made; `None` for tokens made before this was recorded.
     pub signed_in_with: Option<SignedInWith>,
+    /// What it may do. Tokens made before scopes were recorded hold every scope.
+    pub scopes: Scopes,
+    /// The OAuth `client_id` of the app it was granted to; `None` for the player's own.
+    pub app: Option<String>,
 }
 
 /// How an account token came to be: each is a sign-in of a device, shown on the account page
@@ -98,6 +105,8 @@ pub enum SignedInWith {
     Passkey,
     /// A sign-in link mailed to a verified address.
     Email,
+    /// Granted to an app the player approved (OAuth).
+    App,
 }
 
 impl SignedInWith {
@@ -109,6 +118,7 @@ impl SignedInWith {
             SignedInWith::Code => "code",
             SignedInWith::Passkey => "passkey",
             SignedInWith::Email => "email",
+            SignedInWith::App => "app",
         }
     }
 
@@ -120,6 +130,7 @@ impl SignedInWith {
             SignedInWith::Code,
             SignedInWith::Passkey,
             SignedInWith::Email,
+            SignedInWith::App,
         ]
         .into_iter()
         .find(|how| how.name() == name)
@@ -489,12 +500,12 @@ pub trait AccountStore: Send + Sync {
         token: &AccountTokenRecord,
     ) -> Result<(), StoreError>;
 
-    /// The account a token hash opens, and the id of that token, if the token exists and has
-    /// not been revoked.
+    /// The account a token hash opens, and that token, if the token exists and has not been
+    /// revoked.
     async fn account_for_token(
         &self,
         token_hash: &str,
-    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError>;
+    ) -> Result<Option<(AccountRecord, AccountTokenRecord)>, StoreError>;
 
     /// The account's tokens that have not been revoked, oldest first.
     async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError>;
@@ -665,6 +676,7 @@ pub trait EventStore:
     + CheckpointStore
     + NoticeStore
     + SignInStore
+    + AppStore
 {
 }
 
@@ -683,6 +695,7 @@ impl<
             + CheckpointStore
             + NoticeStore
             + SignInStore
+            + AppStore
             + ?Sized,
     > EventStore for T
 {

@@ -5,6 +5,7 @@
 //! where SQLite has text and 64-bit integers), so each binds its own values and implements
 //! [`Columns`]; everything above that is written once here.
 
+use crate::scopes::Scopes;
 use chrono::{DateTime, Utc};
 use parlour_domain::{Player, Seed};
 use sqlx::postgres::PgRow;
@@ -94,26 +95,27 @@ pub fn outbox_claimable(now: &str) -> String {
 pub const INSERT_ACCOUNT: &str = "INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)";
 
 /// Records an account's token: `$1` id, `$2` account, `$3` name, `$4` hash, `$5` time, `$6`
-/// how it was made.
-pub const INSERT_ACCOUNT_TOKEN: &str =
-    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at, signed_in_with) \
-     VALUES ($1, $2, $3, $4, $5, $6)";
+/// how it was made, `$7` its scopes, `$8` the app it was granted to.
+pub const INSERT_ACCOUNT_TOKEN: &str = "INSERT INTO account_tokens \
+     (id, account_id, name, token_hash, created_at, signed_in_with, scopes, app) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
-/// [`INSERT_ACCOUNT_TOKEN`], only while the token `$7` of the same account is live: checked in
+/// [`INSERT_ACCOUNT_TOKEN`], only while the token `$9` of the same account is live: checked in
 /// the statement that writes, so a caller revoked a moment ago mints nothing.
-pub const MINT_ACCOUNT_TOKEN: &str =
-    "INSERT INTO account_tokens (id, account_id, name, token_hash, created_at, signed_in_with) \
-     SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS \
-     (SELECT 1 FROM account_tokens WHERE id = $7 AND account_id = $2 AND revoked_at IS NULL)";
+pub const MINT_ACCOUNT_TOKEN: &str = "INSERT INTO account_tokens \
+     (id, account_id, name, token_hash, created_at, signed_in_with, scopes, app) \
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS \
+     (SELECT 1 FROM account_tokens WHERE id = $9 AND account_id = $2 AND revoked_at IS NULL)";
 
-/// The account a live token's hash (`$1`) opens, with the token's id.
-pub const ACCOUNT_FOR_TOKEN: &str =
-    "SELECT a.id, a.name, a.created_at, t.id AS token_id FROM account_tokens t \
+/// The account a live token's hash (`$1`) opens, with the token.
+pub const ACCOUNT_FOR_TOKEN: &str = "SELECT t.id, t.account_id, t.name, t.token_hash, \
+     t.created_at, t.signed_in_with, t.scopes, t.app, a.name AS account_name, \
+     a.created_at AS account_created_at FROM account_tokens t \
      JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = $1 AND t.revoked_at IS NULL";
 
 /// Account `$1`'s live tokens, oldest first.
-pub const ACCOUNT_TOKENS: &str =
-    "SELECT id, account_id, name, token_hash, created_at, signed_in_with FROM account_tokens \
+pub const ACCOUNT_TOKENS: &str = "SELECT id, account_id, name, token_hash, created_at, \
+     signed_in_with, scopes, app FROM account_tokens \
      WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id";
 
 /// The most token ids one [`live_account_tokens`] statement asks about (SQLite allows 32,766
@@ -361,14 +363,16 @@ pub fn head_from_row(row: &impl Columns) -> Result<(u64, String), StoreError> {
 }
 
 /// A row of [`ACCOUNT_FOR_TOKEN`]: the account and the token's id.
-pub fn account_from_row(row: &impl Columns) -> Result<(AccountRecord, Uuid), StoreError> {
+pub fn account_from_row(
+    row: &impl Columns,
+) -> Result<(AccountRecord, AccountTokenRecord), StoreError> {
     Ok((
         AccountRecord {
-            id: row.uuid("id")?,
-            name: text(row, "name")?,
-            created_at: row.time("created_at")?,
+            id: row.uuid("account_id")?,
+            name: text(row, "account_name")?,
+            created_at: row.time("account_created_at")?,
         },
-        row.uuid("token_id")?,
+        account_token_from_row(row)?,
     ))
 }
 
@@ -393,6 +397,14 @@ pub fn account_token_from_row(row: &impl Columns) -> Result<AccountTokenRecord, 
             .text("signed_in_with")?
             .map(|how| SignedInWith::from_name(&how))
             .transpose()?,
+        // A token from before scopes could do everything, and still can.
+        scopes: match row.text("scopes")? {
+            None => Scopes::all(),
+            Some(names) => Scopes::parse(&names).map_err(|name| {
+                StoreError::Corrupt(format!("a token holds the unknown scope {name:?}"))
+            })?,
+        },
+        app: row.text("app")?,
     })
 }
 

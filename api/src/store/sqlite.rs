@@ -461,6 +461,8 @@ pub(super) fn bind_token<'q>(
         .bind(token.token_hash.clone())
         .bind(time_text(&token.created_at))
         .bind(token.signed_in_with.map(SignedInWith::name))
+        .bind(token.scopes.to_text())
+        .bind(token.app.clone())
 }
 
 #[async_trait]
@@ -489,7 +491,7 @@ impl AccountStore for SqliteStore {
     async fn account_for_token(
         &self,
         token_hash: &str,
-    ) -> Result<Option<(AccountRecord, Uuid)>, StoreError> {
+    ) -> Result<Option<(AccountRecord, AccountTokenRecord)>, StoreError> {
         let row = sqlx::query(rows::ACCOUNT_FOR_TOKEN)
             .bind(token_hash)
             .fetch_optional(&self.pool)

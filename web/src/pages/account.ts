@@ -1,6 +1,7 @@
-/** The account: its devices (tokens) with revoke and how each signed in, a one-time code to
- * sign in another device, its passkeys, notifications on this device, email addresses, what it
- * is told on which channel, vacation, and signing out. */
+/** The account: its devices (tokens) with revoke and how each signed in (and, for an app's,
+ * which app and what it may do), a one-time code to sign in another device, the apps it let
+ * in, its passkeys, notifications on this device, email addresses, what it is told on which
+ * channel, vacation, and signing out. */
 
 import { api, ok, type Schemas } from "../api";
 import { h, replace } from "../h";
@@ -8,6 +9,7 @@ import { navigate } from "../router";
 import { session } from "../session";
 import { forgetPush, pushState, turnOff, turnOn, type PushState } from "../push";
 import { addPasskey, noPasskeysHere } from "../passkeys";
+import { allScopes, apps as appsLetIn, ordered, removeApp, scopeShort, scopeWords, tokenGrant, type App } from "../oauth";
 import { busy, copyField, errorBox, frame, when } from "../ui";
 
 export async function accountPage(root: HTMLElement): Promise<void> {
@@ -17,13 +19,14 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   }
   const main = frame(root, "Account", h("h1", null, "Account"));
   const devices = h("section", { "aria-labelledby": "devices" });
+  const apps = h("section", { "aria-labelledby": "apps" });
   const keys = h("section", { "aria-labelledby": "passkeys" });
   const told = h("section", { "aria-labelledby": "notifications" });
   const mail = h("section", { "aria-labelledby": "email" });
   const choices = h("section", { "aria-labelledby": "told-what" });
   const away = h("section", { "aria-labelledby": "vacation" });
   const status = h("div", { "aria-live": "polite" });
-  main.append(status, devices, keys, told, mail, choices, away);
+  main.append(status, devices, apps, keys, told, mail, choices, away);
 
   const showDevices = async () => {
     const me = await ok(api.GET("/v1/me"));
@@ -55,7 +58,15 @@ export async function accountPage(root: HTMLElement): Promise<void> {
               }
             }),
           );
-          return h("li", { "data-token": token.id }, h("strong", null, token.name), token.current ? " (this device)" : "", h("span", { class: "quiet" }, ` since ${when(token.created_at)}${HOW[token.signed_in_with ?? ""] ?? ""}`), " ", revoke);
+          return h(
+            "li",
+            { "data-token": token.id },
+            h("strong", null, token.name),
+            token.current ? " (this device)" : "",
+            h("span", { class: "quiet" }, ` since ${when(token.created_at)}${HOW[token.signed_in_with ?? ""] ?? ""}${granted(token)}`),
+            " ",
+            revoke,
+          );
         }),
       ),
       ask,
@@ -122,7 +133,7 @@ export async function accountPage(root: HTMLElement): Promise<void> {
   };
 
   try {
-    await Promise.all([showDevices(), showPasskeys(keys), showNotifications(), showEmail(mail), showPreferences(choices), showVacation()]);
+    await Promise.all([showDevices(), showApps(apps, showDevices), showPasskeys(keys), showNotifications(), showEmail(mail), showPreferences(choices), showVacation()]);
   } catch (error) {
     status.append(errorBox(error));
   }
@@ -135,7 +146,56 @@ const HOW: Record<string, string> = {
   code: " · signed in with a code",
   passkey: " · signed in with a passkey",
   email: " · signed in with a mailed link",
+  // An app's token says which app instead (`granted`).
+  app: "",
 };
+
+/** What a device's row says of the app that holds the token, and of what the token may do
+ * when that is less than everything: " · app example.app · only see games, play". */
+function granted(token: object): string {
+  const { app, scopes } = tokenGrant(token);
+  const which = app ? ` · app ${app}` : "";
+  const what = scopes && !allScopes(scopes) ? ` · only ${scopes.length > 0 ? ordered(scopes).map(scopeShort).join(", ") : "its own sign-in"}` : "";
+  return which + what;
+}
+
+/** The apps the account let in, each with what it may do, when, and Remove (which signs it
+ * out everywhere: `devices` is shown afresh, its tokens gone), with `said` under them. */
+async function showApps(section: HTMLElement, devices: () => Promise<void>, said?: string): Promise<void> {
+  const heading = h("h2", { id: "apps" }, "Apps");
+  const status = h("div", { "aria-live": "polite" }, said ? h("p", { class: "notice" }, said) : null);
+  let list: App[];
+  try {
+    list = await appsLetIn();
+  } catch (error) {
+    replace(section, heading, errorBox(error));
+    return;
+  }
+  const rows = list.map((app) => {
+    const remove = h("button", { type: "button", class: "danger", "aria-label": `Remove ${app.client_id}` }, "Remove");
+    remove.addEventListener("click", () =>
+      void busy(remove, status, async () => {
+        await removeApp(app.client_id);
+        await Promise.all([showApps(section, devices, `${app.client_id} is signed out and can no longer use your account.`), devices()]);
+      }),
+    );
+    return h(
+      "li",
+      { "data-app": app.client_id },
+      h("strong", { class: "app-name" }, app.client_id),
+      h("span", { class: "quiet" }, `allowed ${when(app.granted_at)}`),
+      h("span", { class: "address-actions" }, remove),
+      h("ul", { class: "scopes", "aria-label": `What ${app.client_id} may do` }, ordered(app.scopes).map((scope) => h("li", { "data-scope": scope }, scopeWords(scope)))),
+    );
+  });
+  replace(
+    section,
+    heading,
+    h("p", null, "Apps you allowed to use your account. Removing one signs it out at once."),
+    rows.length > 0 ? h("ul", { class: "apps" }, rows) : h("p", { class: "quiet" }, "No app may use your account."),
+    status,
+  );
+}
 
 /** The account's passkeys, each with Remove, and the form that adds one on this device, with
  * `said` (what was just done) under them. A passkey is what lets a new device in without an

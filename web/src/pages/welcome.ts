@@ -8,10 +8,17 @@ import { navigate } from "../router";
 import { session } from "../session";
 import { busy, frame, when } from "../ui";
 
-/** Where to go after joining: back to the invitation that brought the reader, if any. */
+/** Where to go after joining: back to the invitation (or the app asking to be let in) that
+ * brought the reader, if any. */
 function next(): string {
   const target = new URLSearchParams(location.search).get("next");
   return target && target.startsWith("/play") ? target : "/play";
+}
+
+/** The same way back, for a link to the other way in (joining or signing in). */
+function passNext(): string {
+  const target = next();
+  return target === "/play" ? "" : `?next=${encodeURIComponent(target)}`;
 }
 
 /** A name for this device's token, from what the browser says of itself. */
@@ -38,7 +45,7 @@ export function welcome(root: HTMLElement): void {
     name,
     submit,
     status,
-    h("p", { class: "quiet" }, "Already joined on another device? ", h("a", { href: "/play/sign-in", "data-link": true }, "Sign in with a code or a passkey"), "."),
+    h("p", { class: "quiet" }, "Already joined on another device? ", h("a", { href: `/play/sign-in${passNext()}`, "data-link": true }, "Sign in with a code or a passkey"), "."),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
