@@ -246,15 +246,7 @@ fn with_unique_titles(mut document: Value) -> Value {
         match node {
             Value::Object(map) => {
                 if let Some(Value::String(title)) = map.get_mut("title") {
-                    let pascal: String = title
-                        .split(|c: char| !c.is_ascii_alphanumeric())
-                        .map(|word| {
-                            let mut chars = word.chars();
-                            chars.next().map_or_else(String::new, |first| {
-                                first.to_ascii_uppercase().to_string() + chars.as_str()
-                            })
-                        })
-                        .collect();
+                    let pascal = pascal_case(title);
                     if !pascal.starts_with(owner) {
                         *title = format!("{owner}{pascal}");
                     }
