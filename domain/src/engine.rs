@@ -29,6 +29,9 @@ pub struct GameSchemas {
     pub outcome: Value,
     /// One event of the log, with its `type`, as recorded (before any redaction).
     pub event: Value,
+    /// The events `redact` changes, as a viewer sees them while the game is in progress, with
+    /// their `type`: one variant per such event type.
+    pub seen_event: Value,
 }
 
 /// JSON Schemas of the three parts of a view.
@@ -60,6 +63,7 @@ pub fn schemas_of<G: Game>() -> GameSchemas {
         },
         outcome: schema_of::<G::Outcome>(),
         event: schema_of::<G::Event>(),
+        seen_event: schema_of::<G::SeenEvent>(),
     }
 }
 

@@ -349,6 +349,12 @@ pub trait Game: Sized + 'static {
         + PartialEq
         + Send
         + Sync;
+    /// The events whose shape `redact` changes, as a viewer sees them while the game is in
+    /// progress: an internally tagged enum (`{"type": "deal", ...}`, the same `type` names as
+    /// [`Game::Event`]) with one variant per event type that `redact` changes, holding exactly
+    /// the fields `redact` can give (a field only some viewers see is optional). Every other
+    /// event is seen as it was recorded, an [`Game::Event`].
+    type SeenEvent: Serialize + JsonSchema;
     /// What everyone sees of one seat.
     type SeatView: Serialize + JsonSchema;
     /// What lies face up for everyone.
@@ -398,7 +404,9 @@ pub trait Game: Sized + 'static {
     fn view(state: &Self::State, viewer: Viewer) -> ViewOf<Self>;
 
     /// The event as `viewer` may see it while the game is in progress, with every card they
-    /// could not see at the table taken out (the `type` field may be left out).
+    /// could not see at the table taken out (the `type` field may be left out): a
+    /// [`Game::SeenEvent`] for the event types whose shape this changes, and the event as it
+    /// was recorded otherwise.
     fn redact(event: &Self::Event, viewer: Viewer) -> Value;
 
     /// The result once the game is over; `None` while it is in progress.

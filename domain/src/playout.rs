@@ -9,6 +9,8 @@
 //! - the game's own invariants hold after every event (every card accounted for, ...);
 //! - no view or redacted event shows a seat a card id that a spectator cannot see, unless it is
 //!   in that seat's own private view (before or after the event);
+//! - every redacted event, for each seat and a spectator, is the event as recorded or one of
+//!   the game's `SeenEvent` variants of the event's own `type`;
 //! - the game ends within `max_moves`, and replaying the recorded events (through their JSON
 //!   form) rebuilds exactly the same state.
 //!
@@ -120,6 +122,30 @@ fn collect_mentions(value: &Value, ids: &BTreeSet<String>, found: &mut BTreeSet<
     }
 }
 
+/// The `type` names a JSON Schema of internally tagged objects admits: the `const` (or single
+/// `enum` value) of the `type` property of each of its `oneOf`/`anyOf` variants, or of the
+/// schema itself.
+pub fn tagged_types(schema: &Value) -> BTreeSet<String> {
+    let variants: Vec<&Value> = match (schema.get("oneOf"), schema.get("anyOf")) {
+        (Some(Value::Array(variants)), _) | (None, Some(Value::Array(variants))) => {
+            variants.iter().collect()
+        }
+        _ => vec![schema],
+    };
+    variants
+        .into_iter()
+        .filter_map(|variant| {
+            let tag = variant.get("properties")?.get("type")?;
+            let name = match (tag.get("const"), tag.get("enum")) {
+                (Some(name), _) => name,
+                (None, Some(Value::Array(names))) if names.len() == 1 => &names[0],
+                _ => return None,
+            };
+            name.as_str().map(str::to_string)
+        })
+        .collect()
+}
+
 /// Plays one random game from `setup` and `seed`, checking everything listed in the module
 /// documentation. Returns what it played, or the first broken promise.
 pub fn random_playout<G: Game>(
@@ -127,11 +153,24 @@ pub fn random_playout<G: Game>(
     seed: u64,
     max_moves: usize,
 ) -> Result<Playout, String> {
+    random_playout_watching::<G>(setup, seed, max_moves, |_| Ok(()))
+}
+
+/// Plays one random game as [`random_playout`] does, and shows `watch` every event before it
+/// is applied, the opening ones included: the first error `watch` returns is a broken promise
+/// that ends the playout.
+pub fn random_playout_watching<G: Game>(
+    setup: &Setup<G::Options>,
+    seed: u64,
+    max_moves: usize,
+    mut watch: impl FnMut(&G::Event) -> Result<(), String>,
+) -> Result<Playout, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut game_seed = [0u8; 32];
     rng.fill_bytes(&mut game_seed);
     let game_seed = Seed(game_seed);
     let ids = card_ids(&G::cards());
+    let seen_types = tagged_types(&schemars::schema_for!(G::SeenEvent).to_value());
     let players = setup.players.len();
 
     let initial = G::new(setup).map_err(|e| format!("setup refused: {e}"))?;
@@ -142,7 +181,8 @@ pub fn random_playout<G: Game>(
         return Err("start produced no events".into());
     }
     for event in &opening {
-        state = apply_checked::<G>(state, event, players, &ids, &mut log)?;
+        watch(event).map_err(|e| format!("{}: {e}", describe(event)))?;
+        state = apply_checked::<G>(state, event, players, &ids, &seen_types, &mut log)?;
     }
 
     let mut moves = 0;
@@ -188,7 +228,8 @@ pub fn random_playout<G: Game>(
             return Err(format!("legal action {body} produced no events"));
         }
         for event in &events {
-            state = apply_checked::<G>(state, event, players, &ids, &mut log)?;
+            watch(event).map_err(|e| format!("{}: {e}", describe(event)))?;
+            state = apply_checked::<G>(state, event, players, &ids, &seen_types, &mut log)?;
         }
         moves += 1;
     }
@@ -248,6 +289,7 @@ fn apply_checked<G: Game>(
     event: &G::Event,
     players: usize,
     ids: &BTreeSet<String>,
+    seen_types: &BTreeSet<String>,
     log: &mut Vec<Recorded>,
 ) -> Result<G::State, String> {
     let private_before: Vec<BTreeSet<String>> = Seat::all(players)
@@ -255,6 +297,25 @@ fn apply_checked<G: Game>(
         .collect();
     let state = G::evolve(state, event);
     G::check_invariants(&state).map_err(|e| format!("after {}: {e}", describe(event)))?;
+
+    let recorded = record(event);
+    let whole = serde_json::to_value(event).unwrap_or(Value::Null);
+    for viewer in Seat::all(players)
+        .map(Viewer::Seat)
+        .chain([Viewer::Spectator])
+    {
+        let seen = G::redact(event, viewer);
+        let kind = seen.get("type").and_then(Value::as_str);
+        if seen != whole
+            && (kind != Some(recorded.kind.as_str()) || !seen_types.contains(&recorded.kind))
+        {
+            return Err(format!(
+                "{} is seen by {viewer:?} neither as recorded nor as a seen event of its type: \
+                 {seen}",
+                describe(event)
+            ));
+        }
+    }
 
     let public_event = mentioned_cards(&G::redact(event, Viewer::Spectator), ids);
     let public_view = mentioned_cards(&view_json::<G>(&state, Viewer::Spectator), ids);
@@ -284,7 +345,6 @@ fn apply_checked<G: Game>(
             ));
         }
     }
-    let recorded = record(event);
     let round_trip: G::Event = parse_recorded(&recorded).map_err(|e| e.to_string())?;
     if &round_trip != event {
         return Err(format!(
@@ -678,6 +738,150 @@ mod tests {
                 "{} has no defaults test",
                 engine.describe().id
             );
+        }
+    }
+
+    /// A JSON Schema validator, or the test fails saying which schema is not one.
+    fn validator(what: &str, schema: &Value) -> jsonschema::Validator {
+        jsonschema::validator_for(schema)
+            .unwrap_or_else(|e| panic!("the {what} schema is not a valid JSON Schema: {e}"))
+    }
+
+    /// Why `value` does not fit `validator`, if it does not.
+    fn misfit(validator: &jsonschema::Validator, value: &Value) -> Result<(), String> {
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| e.to_string())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{value} does not fit: {errors:?}"))
+        }
+    }
+
+    /// Random games of `game` (typed `G`) in every configuration and rules version: every
+    /// event, as `G::redact` gives it to each seat and to a spectator, is either the event as
+    /// recorded, which fits the published `event` schema, or one of `G::SeenEvent`'s variants of
+    /// the event's own `type`, which fits the published `seen_event` schema. Every type of
+    /// `SeenEvent` is a type of `Event`, and each is seen at least once.
+    fn every_event_is_seen_as_recorded_or_as_its_published_seen_event<G: Game>(game: &str) {
+        let schemas = crate::engine::schemas_of::<G>();
+        let event_types = tagged_types(&schemas.event);
+        let seen_types = tagged_types(&schemas.seen_event);
+        assert!(!seen_types.is_empty(), "{game}: SeenEvent has no variant");
+        assert!(
+            seen_types.is_subset(&event_types),
+            "{game}: SeenEvent types {seen_types:?} are not all Event types {event_types:?}"
+        );
+        let events = validator("event", &schemas.event);
+        let seen_events = validator("seen event", &schemas.seen_event);
+        let mut seen_as = BTreeSet::new();
+        for version in FIRST_RULES_VERSION..=RULES_VERSION {
+            for (players, options) in configurations(game) {
+                if !created_under(&options, version) {
+                    continue;
+                }
+                let options: G::Options = serde_json::from_value(options.clone())
+                    .unwrap_or_else(|e| panic!("{game}: options {options} do not parse: {e}"));
+                let setup = Setup {
+                    players: (0..players)
+                        .map(|i| Player {
+                            name: format!("player {i}"),
+                        })
+                        .collect(),
+                    options,
+                    rules_version: version,
+                };
+                for seed in 0..SEEDS {
+                    let played = random_playout_watching::<G>(&setup, seed, MAX_MOVES, |event| {
+                        let whole = serde_json::to_value(event).map_err(|e| e.to_string())?;
+                        let kind = record(event).kind;
+                        for viewer in Seat::all(players)
+                            .map(Viewer::Seat)
+                            .chain([Viewer::Spectator])
+                        {
+                            let seen = G::redact(event, viewer);
+                            if seen == whole {
+                                misfit(&events, &whole).map_err(|e| format!("as recorded, {e}"))?;
+                            } else if seen.get("type") == Some(&json!(kind))
+                                && seen_types.contains(&kind)
+                            {
+                                misfit(&seen_events, &seen)
+                                    .map_err(|e| format!("as {viewer:?} sees it, {e}"))?;
+                                seen_as.insert(kind.clone());
+                            } else {
+                                return Err(format!(
+                                    "{viewer:?} sees {seen}: neither the event as recorded nor \
+                                     a seen event of type {kind}"
+                                ));
+                            }
+                        }
+                        Ok(())
+                    });
+                    if let Err(broken) = played {
+                        panic!("{game}, rules {version}, {players} players, seed {seed}: {broken}");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            seen_as, seen_types,
+            "{game}: not every SeenEvent variant was seen in the playouts"
+        );
+    }
+
+    #[test]
+    fn in_girl_every_event_is_seen_as_recorded_or_as_its_published_seen_event() {
+        every_event_is_seen_as_recorded_or_as_its_published_seen_event::<crate::tricks::GirlGame>(
+            "girl",
+        );
+    }
+
+    #[test]
+    fn in_the_car_game_every_event_is_seen_as_recorded_or_as_its_published_seen_event() {
+        every_event_is_seen_as_recorded_or_as_its_published_seen_event::<crate::tricks::CarGame>(
+            "car",
+        );
+    }
+
+    #[test]
+    fn in_british_birds_every_event_is_seen_as_recorded_or_as_its_published_seen_event() {
+        every_event_is_seen_as_recorded_or_as_its_published_seen_event::<
+            crate::british_birds::BritishBirds,
+        >("british-birds");
+    }
+
+    #[test]
+    fn in_history_of_england_every_event_is_seen_as_recorded_or_as_its_published_seen_event() {
+        every_event_is_seen_as_recorded_or_as_its_published_seen_event::<
+            crate::history_of_england::HistoryOfEngland,
+        >("history-of-england");
+    }
+
+    #[test]
+    fn in_googly_every_event_is_seen_as_recorded_or_as_its_published_seen_event() {
+        every_event_is_seen_as_recorded_or_as_its_published_seen_event::<crate::googly::Googly>(
+            "googly",
+        );
+    }
+
+    #[test]
+    fn a_seen_event_of_another_shape_does_not_fit_the_published_schema() {
+        // The published shapes are exact: a field renamed, missing or added is refused.
+        let seen_events = validator(
+            "seen event",
+            &crate::engine::schemas_of::<crate::tricks::GirlGame>().seen_event,
+        );
+        let lay = json!({"type": "lay", "seat": 0, "count": 3});
+        assert!(misfit(&seen_events, &lay).is_ok());
+        for other in [
+            json!({"type": "lay", "seat": 0, "cards_laid": 3}),
+            json!({"type": "lay", "seat": 0}),
+            json!({"type": "lay", "seat": 0, "count": 3, "order": [1, 2, 3]}),
+            json!({"type": "draw", "seat": 0, "count": 3}),
+        ] {
+            assert!(misfit(&seen_events, &other).is_err(), "{other} fits");
         }
     }
 

@@ -147,7 +147,20 @@ pub enum TableEvent {
         /// Which deal of the match it is, from 0.
         deal: u32,
     },
+    /// The game runs on a test clock (only on a server started in sandbox mode): its host may
+    /// move its time on. Recorded once, with the table's opening entries.
+    TestClock {},
+    /// The host moved the game's test clock on: from this entry the game's time is
+    /// `seconds` later than it would have been, and every deadline that passes by the jump
+    /// falls due as it would have in real time.
+    TestClockAdvanced {
+        /// How far the clock was moved on, in seconds.
+        seconds: u32,
+    },
 }
+
+/// The furthest one advance moves a test clock: a year, more than any clock allows a move.
+pub const MAX_TEST_CLOCK_ADVANCE_SECONDS: u32 = 366 * 24 * 3600;
 
 /// The match a game is a deal of, as its `table.match_deal` entry says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -274,6 +287,15 @@ pub enum TableRefusal {
     /// A match has at most [`crate::matches::MAX_DEALS`] deals.
     #[error("a match has at most {} deals", crate::matches::MAX_DEALS)]
     TooManyDeals,
+    /// The game was not created on a test clock, so its time moves only with real time.
+    #[error("this game is not on a test clock")]
+    NoTestClock,
+    /// A game is put on a test clock once, when it is created.
+    #[error("this game is already on a test clock")]
+    AlreadyOnTestClock,
+    /// A test clock moves on by 1 second to a year at a time.
+    #[error("a test clock moves on by 1 to {MAX_TEST_CLOCK_ADVANCE_SECONDS} seconds at a time")]
+    BadAdvance,
     /// The seat was a bot's from the start: nobody can take it from its bot.
     #[error("{0} has been a bot's from the start, and has no player to take it back")]
     NobodyToTakeBack(Seat),
@@ -363,6 +385,8 @@ impl TableEvent {
             TableEvent::BotSeated { .. } => "bot_seated",
             TableEvent::BotLeft { .. } => "bot_left",
             TableEvent::MatchDeal { .. } => "match_deal",
+            TableEvent::TestClock {} => "test_clock",
+            TableEvent::TestClockAdvanced { .. } => "test_clock_advanced",
         }
     }
 
@@ -419,6 +443,10 @@ pub struct TableState {
     bots: Vec<Option<Level>>,
     /// The match the game is a deal of.
     match_link: Option<MatchLink>,
+    /// In a game on a test clock, how far its host has moved the clock on, in microseconds.
+    /// Left out of a snapshot otherwise, so snapshots written before test clocks read back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    test_clock: Option<i64>,
 }
 
 impl TableState {
@@ -432,7 +460,14 @@ impl TableState {
             defaulting: None,
             bots: vec![None; players],
             match_link: None,
+            test_clock: None,
         }
+    }
+
+    /// In a game on a test clock, how far its host has moved the clock on, in microseconds:
+    /// the game's time is the real time plus this.
+    pub fn test_clock(&self) -> Option<i64> {
+        self.test_clock
     }
 
     /// The match the game is a deal of, if it is one.
@@ -667,6 +702,19 @@ impl TableState {
                     return Err(TableRefusal::TooManyDeals);
                 }
             }
+            TableEvent::TestClock {} => {
+                if self.test_clock.is_some() {
+                    return Err(TableRefusal::AlreadyOnTestClock);
+                }
+            }
+            TableEvent::TestClockAdvanced { seconds } => {
+                if self.test_clock.is_none() {
+                    return Err(TableRefusal::NoTestClock);
+                }
+                if *seconds == 0 || *seconds > MAX_TEST_CLOCK_ADVANCE_SECONDS {
+                    return Err(TableRefusal::BadAdvance);
+                }
+            }
             TableEvent::BotLeft { seat } => {
                 if seat.index() >= self.players {
                     return Err(TableRefusal::NoSuchSeat(*seat));
@@ -805,6 +853,11 @@ impl TableState {
                     match_id: match_id.clone(),
                     deal: *deal,
                 });
+            }
+            TableEvent::TestClock {} => self.test_clock = Some(0),
+            TableEvent::TestClockAdvanced { seconds } => {
+                let by = i64::from(*seconds) * 1_000_000;
+                self.test_clock = Some(self.test_clock.unwrap_or(0).saturating_add(by));
             }
         }
     }
@@ -1476,6 +1529,56 @@ mod tests {
             assert_eq!(sitting.deadline(seat), Some(NOW.plus(2 * DAY)));
         }
         assert_eq!(sitting.next_due(), Some(NOW.plus(2 * DAY / 5 * 4)));
+    }
+
+    #[test]
+    fn only_a_game_created_on_a_test_clock_has_its_time_moved_on() {
+        let mut sitting = clocked_girl_for_two(TimeoutPolicy::Forfeit);
+        let advance = TableEvent::TestClockAdvanced { seconds: 3600 };
+        assert_eq!(sitting.admit(&advance, NOW), Err(TableRefusal::NoTestClock));
+        assert_eq!(sitting.table.test_clock(), None);
+        sitting.apply_table(&TableEvent::TestClock {}, NOW);
+        assert_eq!(sitting.table.test_clock(), Some(0));
+        assert_eq!(
+            sitting.admit(&TableEvent::TestClock {}, NOW),
+            Err(TableRefusal::AlreadyOnTestClock)
+        );
+        assert_eq!(sitting.admit(&advance, NOW), Ok(()));
+        sitting.apply_table(&advance, NOW);
+        sitting.apply_table(&TableEvent::TestClockAdvanced { seconds: 60 }, NOW);
+        assert_eq!(sitting.table.test_clock(), Some(3660 * 1_000_000));
+    }
+
+    #[test]
+    fn a_test_clock_moves_on_by_a_second_to_a_year_and_not_after_the_game() {
+        let mut sitting = clocked_girl_for_two(TimeoutPolicy::Forfeit);
+        sitting.apply_table(&TableEvent::TestClock {}, NOW);
+        for seconds in [0, MAX_TEST_CLOCK_ADVANCE_SECONDS + 1] {
+            assert_eq!(
+                sitting.admit(&TableEvent::TestClockAdvanced { seconds }, NOW),
+                Err(TableRefusal::BadAdvance)
+            );
+        }
+        let most = TableEvent::TestClockAdvanced {
+            seconds: MAX_TEST_CLOCK_ADVANCE_SECONDS,
+        };
+        assert_eq!(sitting.admit(&most, NOW), Ok(()));
+        let seat = sitting.to_act()[0];
+        let resigned = TableEvent::Resigned { seat };
+        sitting.apply_table(&resigned, NOW);
+        assert_eq!(sitting.admit(&most, NOW), Err(TableRefusal::GameOver));
+    }
+
+    #[test]
+    fn the_test_clock_events_are_stored_and_read_back_exactly() {
+        for event in [
+            TableEvent::TestClock {},
+            TableEvent::TestClockAdvanced { seconds: 90 },
+        ] {
+            let stored = event.to_recorded();
+            assert!(stored.kind.starts_with("table.test_clock"));
+            assert_eq!(TableEvent::from_recorded(&stored), Ok(event));
+        }
     }
 
     #[test]

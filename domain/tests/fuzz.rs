@@ -1286,6 +1286,7 @@ impl Game for Discard {
     type Action = DiscardAction;
     type Event = DiscardEvent;
     // The toy speaks plain JSON at its edges: the fuzzer checks the framework, not types.
+    type SeenEvent = Value;
     type LegalAction = Value;
     type SeatView = Value;
     type PublicView = Value;

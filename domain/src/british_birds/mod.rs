@@ -684,6 +684,32 @@ pub enum Event {
     },
 }
 
+/// An event as a player or a spectator sees it while the game is in progress, where that
+/// differs from the [`Event`] recorded: the shuffled order of the pack stays secret. Every
+/// other event is seen as it was recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeenEvent {
+    /// Rule 1: the deal of one game, as each player saw it: seven cards face down to each
+    /// player, seven face up in a row, and the rest of the pack face down in a pile.
+    Deal {
+        /// Who plays first (the player on the dealer's left).
+        first: Seat,
+        /// How many players were dealt to.
+        players: usize,
+        /// Cards dealt to each player, in seat order.
+        hand_sizes: Vec<usize>,
+        /// The cards laid face up in a row, in order.
+        row: Vec<Card>,
+        /// Cards left face down in the pack.
+        pack_size: usize,
+        /// The viewer's own hand, in the order it was dealt: for a player at the table only,
+        /// not a spectator.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hand: Option<Vec<Card>>,
+    },
+}
+
 /// A move British Birds does not allow.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
@@ -966,6 +992,7 @@ impl Game for BritishBirds {
     // Every legal move is a complete action: British Birds never offers a choice of cards.
     type LegalAction = Action;
     type Event = Event;
+    type SeenEvent = SeenEvent;
     type SeatView = SeatView;
     type PublicView = PublicView;
     type PrivateView = PrivateView;
@@ -1243,7 +1270,7 @@ impl Game for BritishBirds {
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Value {
-        match event {
+        let seen = match event {
             Event::Deal {
                 first,
                 players,
@@ -1254,31 +1281,30 @@ impl Game for BritishBirds {
                 let players = usize::from(*players).clamp(MIN_PLAYERS, MAX_PLAYERS);
                 let dealt = HAND * players;
                 let order = &shuffled.order;
-                let row: Vec<&str> = order.iter().skip(dealt).take(ROW).map(|c| c.id()).collect();
-                let mut value = json!({
-                    "type": "deal",
-                    "first": first,
-                    "players": players,
-                    "hand_sizes": vec![HAND; players],
-                    "row": row,
-                    "pack_size": order.len().saturating_sub(dealt + ROW),
-                });
-                if let Viewer::Seat(seat) = viewer {
-                    if seat.index() < players {
-                        let hand: Vec<&str> = order
+                let hand = match viewer {
+                    Viewer::Seat(seat) if seat.index() < players => Some(
+                        order
                             .iter()
                             .take(dealt)
                             .enumerate()
                             .filter(|(k, _)| (first.index() + k) % players == seat.index())
-                            .map(|(_, c)| c.id())
-                            .collect();
-                        value["hand"] = json!(hand);
-                    }
+                            .map(|(_, c)| *c)
+                            .collect(),
+                    ),
+                    _ => None,
+                };
+                SeenEvent::Deal {
+                    first: *first,
+                    players,
+                    hand_sizes: vec![HAND; players],
+                    row: order.iter().skip(dealt).take(ROW).copied().collect(),
+                    pack_size: order.len().saturating_sub(dealt + ROW),
+                    hand,
                 }
-                value
             }
-            other => serde_json::to_value(other).unwrap_or(Value::Null),
-        }
+            other => return serde_json::to_value(other).unwrap_or(Value::Null),
+        };
+        serde_json::to_value(seen).unwrap_or(Value::Null)
     }
 
     fn outcome(state: &State) -> Option<Outcome> {

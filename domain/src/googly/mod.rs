@@ -909,6 +909,35 @@ pub enum Event {
     },
 }
 
+/// An event as a player or a spectator sees it while the match runs, where that differs from
+/// the [`Event`] recorded: the order of a shuffled pack stays hidden, and everyone sees only
+/// that a shuffle happened. Every other event is seen as it was recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeenEvent {
+    /// The scorer gathered and shuffled all 48 batting cards and dealt them.
+    BattingShuffle {
+        /// The shuffle, without its order.
+        shuffled: ShuffleSeen,
+    },
+    /// The scorer gathered and shuffled all 50 bowling cards and dealt them.
+    BowlingShuffle {
+        /// The shuffle, without its order.
+        shuffled: ShuffleSeen,
+    },
+}
+
+/// A shuffle of one pack as it is seen while the match runs: which shuffle, and how many
+/// cards, but not their order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShuffleSeen {
+    /// The ChaCha20 stream of the game's seed that produced the order.
+    pub stream: u64,
+    /// How many cards were shuffled.
+    pub size: usize,
+}
+
 /// A move as `legal_actions` offers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -1778,6 +1807,7 @@ impl Game for Googly {
     type Action = Action;
     type LegalAction = LegalAction;
     type Event = Event;
+    type SeenEvent = SeenEvent;
     type SeatView = view::SeatView;
     type PublicView = view::PublicView;
     type PrivateView = view::PrivateView;
@@ -1952,17 +1982,23 @@ impl Game for Googly {
     }
 
     fn redact(event: &Event, _viewer: Viewer) -> Value {
-        let mut value = serde_json::to_value(event).unwrap_or(Value::Null);
-        let size = match event {
-            Event::BattingShuffle { shuffled } => Some((shuffled.stream, shuffled.order.len())),
-            Event::BowlingShuffle { shuffled } => Some((shuffled.stream, shuffled.order.len())),
-            _ => None,
+        // Only the order of the packs is hidden: everyone sees that a shuffle happened.
+        let seen = match event {
+            Event::BattingShuffle { shuffled } => SeenEvent::BattingShuffle {
+                shuffled: ShuffleSeen {
+                    stream: shuffled.stream,
+                    size: shuffled.order.len(),
+                },
+            },
+            Event::BowlingShuffle { shuffled } => SeenEvent::BowlingShuffle {
+                shuffled: ShuffleSeen {
+                    stream: shuffled.stream,
+                    size: shuffled.order.len(),
+                },
+            },
+            other => return serde_json::to_value(other).unwrap_or(Value::Null),
         };
-        if let (Some((stream, size)), Value::Object(map)) = (size, &mut value) {
-            // Only the order of the packs is hidden: everyone sees that a shuffle happened.
-            map.insert("shuffled".into(), json!({"stream": stream, "size": size}));
-        }
-        value
+        serde_json::to_value(seen).unwrap_or(Value::Null)
     }
 
     fn outcome(state: &State) -> Option<view::Outcome> {

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::chance::{Chance, Shuffled};
 use crate::game::{
@@ -187,6 +187,60 @@ pub enum Event {
     HandsExposed {
         /// Every hand, in seat order.
         hands: Vec<Vec<Card>>,
+    },
+}
+
+/// An event as a player or a spectator sees it while the game is in progress, where that
+/// differs from the [`Event`] recorded: the order of the pack, the cards shown for a Crown
+/// and forfeited, and the card drawn are seen only by those who saw them at the table. Every
+/// other event is seen as it was recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeenEvent {
+    /// The pack, shuffled and dealt one card at a time from seat 0, seven each; the rest is the
+    /// pool. The order stays secret: a player sees her own hand, and everyone the pool's size.
+    Deal {
+        /// Players at the table.
+        players: usize,
+        /// The viewer's own hand, in the order it was dealt: for a player only, not a
+        /// spectator.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hand: Option<Vec<Card>>,
+        /// Cards left face down in the pool.
+        pool: usize,
+    },
+    /// One ask and its answer, heard by everyone; the cards shown for a Crown and the cards
+    /// forfeited are seen only by the players they passed between, until the hands are face up.
+    Asked {
+        /// Who asked.
+        asker: Seat,
+        /// Who was asked.
+        seat: Seat,
+        /// The card asked for.
+        card: Card,
+        /// For a Crown: the two cards named to be shown. Seen by the asker, and by the asked
+        /// player if they held the Crown (answer `given` or `bluff_caught`); by everyone once
+        /// the hands are face up.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        show: Option<[Card; 2]>,
+        /// The answer.
+        answer: Answer,
+        /// The cards the asker forfeited to the asked player (a caught bluff), when there were
+        /// any. Seen by the asker and the asked player; by everyone once the hands are face up.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        forfeit: Option<Vec<Card>>,
+        /// Whether every hand was face up when the ask was made.
+        open: bool,
+        /// How many cards the asker forfeited, seen by everyone.
+        forfeited: usize,
+    },
+    /// The asker took the top card of the pool.
+    Drew {
+        /// Who drew.
+        seat: Seat,
+        /// The card: for the drawer alone.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        card: Option<Card>,
     },
 }
 
@@ -873,38 +927,13 @@ impl HistoryOfEngland {
     }
 }
 
-fn redact_ask(value: &mut Value, event: &Event, viewer: Viewer) {
-    let Event::Asked {
-        asker,
-        seat,
-        answer,
-        forfeit,
-        open,
-        ..
-    } = event
-    else {
-        return;
-    };
-    let Value::Object(map) = value else { return };
-    map.insert("forfeited".into(), json!(forfeit.len()));
-    if *open || viewer.is(*asker) {
-        return;
-    }
-    let shown_to_viewer = viewer.is(*seat) && *answer != Answer::Refused;
-    if !shown_to_viewer {
-        map.remove("show");
-    }
-    if !viewer.is(*seat) {
-        map.remove("forfeit");
-    }
-}
-
 impl Game for HistoryOfEngland {
     type Options = Options;
     type State = State;
     type Action = Action;
     type LegalAction = LegalAction;
     type Event = Event;
+    type SeenEvent = SeenEvent;
     type SeatView = SeatView;
     type PublicView = PublicView;
     type PrivateView = PrivateView;
@@ -1290,37 +1319,61 @@ impl Game for HistoryOfEngland {
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Value {
-        let mut value = serde_json::to_value(event).unwrap_or(Value::Null);
-        match event {
+        let seen = match event {
             Event::Deal { players, shuffled } => {
                 let players = usize::from(*players).max(1);
                 let dealt = (HAND_SIZE * players).min(shuffled.order.len());
-                let mut map = Map::new();
-                map.insert("type".into(), json!("deal"));
-                map.insert("players".into(), json!(players));
-                if let Viewer::Seat(seat) = viewer {
-                    let hand: Vec<Card> = shuffled.order[..dealt]
-                        .iter()
-                        .skip(seat.index())
-                        .step_by(players)
-                        .copied()
-                        .collect();
-                    map.insert("hand".into(), json!(hand));
-                }
-                map.insert("pool".into(), json!(shuffled.order.len() - dealt));
-                value = Value::Object(map);
-            }
-            Event::Asked { .. } => redact_ask(&mut value, event, viewer),
-            Event::Drew { seat, .. } => {
-                if !viewer.is(*seat) {
-                    if let Value::Object(map) = &mut value {
-                        map.remove("card");
-                    }
+                let hand = match viewer {
+                    Viewer::Seat(seat) => Some(
+                        shuffled.order[..dealt]
+                            .iter()
+                            .skip(seat.index())
+                            .step_by(players)
+                            .copied()
+                            .collect(),
+                    ),
+                    Viewer::Spectator => None,
+                };
+                SeenEvent::Deal {
+                    players,
+                    hand,
+                    pool: shuffled.order.len() - dealt,
                 }
             }
-            Event::TurnEnded { .. } | Event::HandsExposed { .. } => {}
-        }
-        value
+            Event::Asked {
+                asker,
+                seat,
+                card,
+                show,
+                answer,
+                forfeit,
+                open,
+            } => {
+                // Everything is seen by the asker, and by everyone once the hands are face up;
+                // the asked player sees the cards shown if they held the Crown, and the forfeit.
+                let sees_all = *open || viewer.is(*asker);
+                let sees_show = sees_all || (viewer.is(*seat) && *answer != Answer::Refused);
+                let sees_forfeit = sees_all || viewer.is(*seat);
+                SeenEvent::Asked {
+                    asker: *asker,
+                    seat: *seat,
+                    card: *card,
+                    show: show.filter(|_| sees_show),
+                    answer: *answer,
+                    forfeit: (sees_forfeit && !forfeit.is_empty()).then(|| forfeit.clone()),
+                    open: *open,
+                    forfeited: forfeit.len(),
+                }
+            }
+            Event::Drew { seat, card } => SeenEvent::Drew {
+                seat: *seat,
+                card: viewer.is(*seat).then_some(*card),
+            },
+            Event::TurnEnded { .. } | Event::HandsExposed { .. } => {
+                return serde_json::to_value(event).unwrap_or(Value::Null)
+            }
+        };
+        serde_json::to_value(seen).unwrap_or(Value::Null)
     }
 
     fn outcome(state: &State) -> Option<Outcome> {

@@ -148,6 +148,43 @@ pub enum Event<T: Theme> {
     },
 }
 
+/// An event as a player or a spectator sees it while the game is in progress, where that
+/// differs from the [`Event`] recorded: the order of the deal and the cards laid face down
+/// stay hidden. Every other event is seen as it was recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    bound = "T: Theme",
+    deny_unknown_fields
+)]
+pub enum SeenEvent<T: Theme> {
+    /// The dealer shuffled and dealt 7 cards to each player, one at a time from her left; the
+    /// rest is the centre pack. The order of the deal stays secret: a player sees her own hand,
+    /// and everyone how many cards each player holds and the centre pack.
+    Deal {
+        /// The dealer (the last seat: seat 0 is on her left).
+        dealer: Seat,
+        /// Cards dealt to each player, in seat order.
+        hand_sizes: Vec<usize>,
+        /// Cards left face down in the centre pack.
+        centre_pack: usize,
+        /// The viewer's own hand, in catalogue order: for a player only, not a spectator.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hand: Option<Vec<Card<T>>>,
+    },
+    /// A player laid cards face down for the trick: everyone sees how many, only she sees which.
+    Lay {
+        /// Who laid.
+        seat: Seat,
+        /// How many cards she laid.
+        count: usize,
+        /// The cards laid: for the player who laid them only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cards: Option<Vec<Card<T>>>,
+    },
+}
+
 /// A move as `legal_actions` offers it.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", bound = "T: Theme")]
@@ -794,6 +831,7 @@ impl<T: Theme> Game for Trio<T> {
     type Action = Action<T>;
     type LegalAction = LegalAction<T>;
     type Event = Event<T>;
+    type SeenEvent = SeenEvent<T>;
     type SeatView = SeatView;
     type PublicView = PublicView<T>;
     type PrivateView = PrivateView<T>;
@@ -1115,42 +1153,39 @@ impl<T: Theme> Game for Trio<T> {
     }
 
     fn redact(event: &Event<T>, viewer: Viewer) -> Value {
-        match event {
+        let seen = match event {
             Event::Deal { dealer, deck } => {
                 let players = usize::from(dealer.0) + 1;
                 let dealt = (HAND * players).min(deck.order.len());
                 // In catalogue order, as the view lists a hand: the order of the deal is secret.
-                let hand: Option<CardSet> = match viewer {
+                let hand = match viewer {
                     Viewer::Seat(seat) => Some(
                         deck.order[..dealt]
                             .iter()
                             .enumerate()
                             .filter(|(k, _)| k % players == seat.index())
                             .map(|(_, card)| card.index())
+                            .collect::<CardSet>()
+                            .cards::<T>()
                             .collect(),
                     ),
                     Viewer::Spectator => None,
                 };
-                let mut shown = json!({
-                    "type": "deal",
-                    "dealer": dealer,
-                    "hand_sizes": vec![HAND; players],
-                    "centre_pack": deck.order.len() - dealt,
-                });
-                if let (Some(hand), Value::Object(map)) = (hand, &mut shown) {
-                    map.insert("hand".into(), json!(hand.ids::<T>()));
-                }
-                shown
-            }
-            Event::Lay { seat, cards } => {
-                if viewer.is(*seat) {
-                    json!({"type": "lay", "seat": seat, "count": cards.len(), "cards": cards})
-                } else {
-                    json!({"type": "lay", "seat": seat, "count": cards.len()})
+                SeenEvent::Deal {
+                    dealer: *dealer,
+                    hand_sizes: vec![HAND; players],
+                    centre_pack: deck.order.len() - dealt,
+                    hand,
                 }
             }
-            other => serde_json::to_value(other).unwrap_or(Value::Null),
-        }
+            Event::Lay { seat, cards } => SeenEvent::Lay {
+                seat: *seat,
+                count: cards.len(),
+                cards: viewer.is(*seat).then(|| cards.clone()),
+            },
+            other => return serde_json::to_value(other).unwrap_or(Value::Null),
+        };
+        serde_json::to_value(seen).unwrap_or(Value::Null)
     }
 
     fn outcome(state: &State<T>) -> Option<Outcome> {
