@@ -307,6 +307,10 @@ pub struct GameView {
     /// The match it is a deal of (`GET /v1/matches/{match}`), if it is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deal_of: Option<MatchDealData>,
+    /// In a game on a test clock (a sandbox server's, `docs/sandbox.md`): how far its host
+    /// has moved its time on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_clock: Option<TestClockView>,
     /// In the answer to a move: the server's signed word that the log held the move's last
     /// event with this hash (`docs/receipts.md`). Keep it to prove later what was played.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -325,7 +329,8 @@ pub struct GameEvent {
     pub actor: Option<u8>,
     /// The event, with whatever the caller could not see at the table taken out while the
     /// game is in progress.
-    #[schema(value_type = crate::wire::LoggedEventData)]
+    /// (In the document, each game's `…LoggedEvent` says which data each `type` holds.)
+    #[schema(value_type = Object)]
     pub data: Value,
     /// When it was recorded.
     pub at: DateTime<Utc>,
@@ -355,13 +360,20 @@ pub struct GameEvent {
 pub struct EventPage {
     /// The game's id.
     pub id: Uuid,
+    /// Which game it is (the catalogue's id): in a typed client, what narrows `events` to
+    /// the game's own (`GirlEventPage`), whose `type` then narrows each event's `data`.
+    #[schema(example = "girl")]
+    pub game: String,
     /// The game's current version.
     pub version: u64,
     /// Active or finished.
     pub status: Status,
     /// The events, in order.
     pub events: Vec<GameEvent>,
-    /// Pass as `after` for the next page; null when this page reaches the end.
+    /// Pass as `cursor` for the next page; null when this page reaches the end.
+    #[schema(required = true)]
+    pub next: Option<String>,
+    /// The same as `next`, as a number (its older name, for `after`).
     pub next_after: Option<u64>,
 }
 
@@ -462,6 +474,10 @@ pub struct GameSchemas {
     /// progress, a viewer sees some events with hidden cards taken out).
     #[schema(value_type = Object)]
     pub event: Value,
+    /// The events whose shape differs while the game is in progress, as a viewer sees them
+    /// then (with the cards they could not see taken out), each with its `type`.
+    #[schema(value_type = Object)]
+    pub seen_event: Value,
 }
 
 /// JSON Schemas of the parts of a view.
@@ -493,6 +509,7 @@ impl GameSchemas {
             },
             outcome: schemas.outcome,
             event: schemas.event,
+            seen_event: schemas.seen_event,
         }
     }
 }
@@ -637,8 +654,11 @@ pub struct ListedCheckpoint {
 pub struct CheckpointPage {
     /// The checkpoints after `after`, in order.
     pub checkpoints: Vec<ListedCheckpoint>,
-    /// The `after` of the next page, or null when this page was not full (ask again later
+    /// The `cursor` of the next page, or null when this page was not full (ask again later
     /// from the last position seen for games ended since).
+    #[schema(required = true)]
+    pub next: Option<String>,
+    /// The same as `next`, as a number (its older name, for `after`).
     pub next_after: Option<u64>,
 }
 
@@ -740,7 +760,7 @@ pub enum TableEventData {
     SeatOffered(SeatOfferedData),
     /// `table.seated`.
     Seated(SeatedData),
-    /// `table.aborted`.
+    /// `table.aborted`, `table.test_clock`.
     Aborted(AbortedData),
     /// `table.clock_set`.
     ClockSet(ClockSetData),
@@ -754,6 +774,17 @@ pub enum TableEventData {
     BotSeated(BotSeatedData),
     /// `table.match_deal`.
     MatchDeal(MatchDealData),
+    /// `table.test_clock_advanced`.
+    TestClockAdvanced(TestClockAdvancedData),
+}
+
+/// `table.test_clock_advanced`: the host moved the game's test clock on; every entry after it
+/// is recorded that much later than real time.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestClockAdvancedData {
+    /// How far, in seconds.
+    pub seconds: u32,
 }
 
 /// `table.match_deal`: the game is one deal of a match (`GET /v1/matches/{match}`).
@@ -887,7 +918,9 @@ pub struct SeatedData {
     pub name: String,
 }
 
-/// `table.aborted`: the host called the game off before its first move (no data).
+/// No data: `table.aborted` (the host called the game off before its first move), and
+/// `table.test_clock` (the game runs on a test clock its host may move on, only on a server
+/// in sandbox mode: `docs/sandbox.md`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AbortedData {}
@@ -952,6 +985,43 @@ pub struct NewHostedGame {
     pub options: Option<Value>,
     /// The move clock, as for `POST /v1/games`. The clocks start when the game begins.
     pub clock: Option<NewClock>,
+    /// Only on a server started in sandbox mode (`/readyz` says `sandbox: true`): the game
+    /// runs on a test clock, which its host moves on with
+    /// `POST /v1/games/{id}/test-clock/advance` (`docs/sandbox.md`).
+    #[serde(default)]
+    pub test_clock: bool,
+}
+
+/// A game's test clock: its time is the real time moved on by `advanced_seconds`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TestClockView {
+    /// How far the host has moved the game's clock on, in all, in seconds.
+    pub advanced_seconds: u64,
+}
+
+/// `POST /v1/games/{id}/test-clock/advance`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestClockAdvance {
+    /// How far to move the game's clock on, in seconds: 1 to 31,622,400 (366 days).
+    #[schema(minimum = 1, maximum = 31_622_400, example = 3600)]
+    pub seconds: u32,
+}
+
+/// The answer to `POST /v1/games/{id}/test-clock/advance`: the game's clock after the jump,
+/// and what the jump made due, already recorded.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TestClockAdvanced {
+    /// The game's time now.
+    pub now: DateTime<Utc>,
+    /// How far the game's clock has been moved on, in all, in seconds.
+    pub advanced_seconds: u64,
+    /// Reminders (`table.reminded`, `deadline_near`) the jump made due.
+    pub reminders: u64,
+    /// Timeouts (`table.timed_out`, `timed_out`) the jump made due.
+    pub timeouts: u64,
+    /// The game's version after the jump and all it made due.
+    pub version: u64,
 }
 
 /// An invitation to a seat: the code is the invitation, shown once to the host.
@@ -1219,8 +1289,8 @@ pub struct Notice {
 pub struct NoticePage {
     /// The notices, oldest first.
     pub notices: Vec<Notice>,
-    /// Send this as `after` next time: the id of the last notice, or where the feed was read
-    /// to when there was none.
+    /// Send this as `cursor` next time: the id of the last notice, or where the feed was read
+    /// to when there was none. Never null: a feed has no last page.
     #[schema(example = "0-1234", pattern = "^[0-9]{1,20}-[0-9]{1,20}$")]
     pub next: String,
 }
@@ -1230,8 +1300,11 @@ pub struct NoticePage {
 pub struct Inbox {
     /// Your games: those where you must act first, most urgent deadline first; then active
     /// games where others must act; then games waiting for players; then finished games,
-    /// newest first.
+    /// newest first, `limit` at a time.
     pub games: Vec<InboxGame>,
+    /// Pass as `cursor` for the next page of finished games; null when there is none.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
 /// `POST /v1/accounts`.
@@ -1906,7 +1979,8 @@ pub struct Delivery {
 pub struct DeliveryPage {
     /// The deliveries.
     pub deliveries: Vec<Delivery>,
-    /// Send as `before` for the next page; absent on the last.
+    /// Send as `cursor` for the next page; null on the last.
+    #[schema(required = true)]
     pub next: Option<String>,
 }
 
@@ -2219,4 +2293,7 @@ pub struct App {
 pub struct AppList {
     /// The apps.
     pub apps: Vec<App>,
+    /// Pass as `cursor` for the next page; null on the last.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }

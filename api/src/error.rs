@@ -127,6 +127,10 @@ problems! {
     InvalidPushSubscription => "invalid-push-subscription", UNPROCESSABLE_ENTITY, "The push subscription cannot be kept";
     /// This server sends no mail.
     EmailOff => "email-off", UNPROCESSABLE_ENTITY, "This server sends no mail";
+    /// This server was not started in sandbox mode.
+    SandboxOff => "sandbox-off", UNPROCESSABLE_ENTITY, "This server has no test clocks";
+    /// The game runs on real time.
+    NoTestClock => "no-test-clock", CONFLICT, "The game is not on a test clock";
     /// An email address that cannot be kept.
     InvalidEmailAddress => "invalid-email-address", UNPROCESSABLE_ENTITY, "The email address cannot be kept";
     /// The account holds the address already.
@@ -380,6 +384,16 @@ pub fn description(problem: Problem) -> &'static str {
              and 16 bytes of base64url, or the account has as many subscriptions as it may \
              (`detail` says which). Nothing was changed: subscribe again in the browser and \
              send what `PushSubscription.toJSON()` gives."
+        }
+        Problem::SandboxOff => {
+            "The server's operator did not start it in sandbox mode (`--sandbox`), so no game \
+             runs on a test clock (`/readyz` says `sandbox: false`). Nothing was changed: run \
+             your tests against a sandbox server (`docs/sandbox.md`), or leave `test_clock` out."
+        }
+        Problem::NoTestClock => {
+            "The game was created without `test_clock`, so its time is the real time and \
+             cannot be moved on. Nothing was changed: create the game with `test_clock: true` \
+             on a sandbox server to move its clock."
         }
         Problem::EmailOff => {
             "The server's operator set no mail server (`--smtp-url`), so it keeps no addresses \
@@ -725,6 +739,9 @@ impl From<ServiceError> for ApiError {
                 | TableRefusal::BadVacation,
             )
             | ServiceError::Vacation(_) => ApiError::new(Problem::VacationRefused, detail),
+            ServiceError::TableRefused(TableRefusal::NoTestClock) => {
+                ApiError::new(Problem::NoTestClock, detail)
+            }
             ServiceError::TableRefused(_) => ApiError::new(Problem::MalformedRequest, detail),
             ServiceError::BadWebhook(_) => ApiError::new(Problem::InvalidWebhook, detail),
             ServiceError::BadPushSubscription(_) => {
@@ -732,6 +749,7 @@ impl From<ServiceError> for ApiError {
             }
             ServiceError::PushSubscriptionNotFound(_) => ApiError::new(Problem::NotFound, detail),
             ServiceError::EmailOff => ApiError::new(Problem::EmailOff, detail),
+            ServiceError::SandboxOff => ApiError::new(Problem::SandboxOff, detail),
             ServiceError::BadEmailAddress(_) => ApiError::new(Problem::InvalidEmailAddress, detail),
             ServiceError::EmailAddressTaken(_) => {
                 ApiError::new(Problem::EmailAddressExists, detail)

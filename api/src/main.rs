@@ -10,7 +10,7 @@ use parlour::limits::StreamLimits;
 use parlour::service::commit::GroupCommitSettings;
 use parlour::service::webhooks::WebhookSettings;
 use parlour::service::CacheSettings;
-use parlour::startup::{Application, EmailConfig, Settings};
+use parlour::startup::{Application, EmailConfig, Sandbox, Settings};
 use parlour::store::DbSettings;
 use parlour::telemetry::LogFormat;
 
@@ -152,6 +152,14 @@ struct Cli {
     /// snapshots off, written and read.
     #[arg(long, env = "PARLOUR_SNAPSHOT_EVERY", default_value_t = parlour::service::DEFAULT_SNAPSHOT_EVERY)]
     snapshot_every: u64,
+    /// Sandbox mode, for apps' tests: accounts may create games on a test clock and move it
+    /// on (`docs/sandbox.md`). Never on a server people play on; refused with Postgres
+    /// unless `--sandbox-on-postgres` says the database is a test one.
+    #[arg(long, env = "PARLOUR_SANDBOX", value_parser = BoolishValueParser::new())]
+    sandbox: bool,
+    /// With `--sandbox`: the Postgres database is a test one, so test clocks may be used on it.
+    #[arg(long, env = "PARLOUR_SANDBOX_ON_POSTGRES", value_parser = BoolishValueParser::new())]
+    sandbox_on_postgres: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -237,6 +245,11 @@ impl Cli {
                 snapshot_every: self.snapshot_every,
             },
             push_contact: self.push_contact.clone(),
+            sandbox: match (self.sandbox, self.sandbox_on_postgres) {
+                (false, _) => Sandbox::Off,
+                (true, false) => Sandbox::On,
+                (true, true) => Sandbox::OnPostgres,
+            },
             email: EmailConfig {
                 smtp_url: self.smtp_url.clone(),
                 from: self.mail_from.clone(),

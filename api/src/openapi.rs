@@ -36,8 +36,11 @@ use crate::wire::{described_games, reference};
 
 mod per_game;
 
-pub use crate::wire::{AnyAction, EventData, LoggedEventData};
-pub use per_game::{event_data_component, part_component, type_prefix, Part, Variant};
+pub use crate::wire::{AnyAction, EventData};
+pub use per_game::{
+    event_data_component, event_page, logged_union, part_component, type_prefix, Part, Variant,
+    TABLE_EVENTS,
+};
 use per_game::{with_published_schemas, GameVariants};
 
 /// The media type of every error answer (RFC 9457).
@@ -509,7 +512,7 @@ game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game s
 are of in `game`, the discriminator.\n\n\
 What changed in each version, and how a change that could break an app is announced (never \
 within `/v1/`), is in `docs/changelog.md`.",
-        version = "1.5.0",
+        version = "1.6.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(
@@ -527,7 +530,7 @@ within `/v1/`), is in `docs/changelog.md`.",
         dto::NewClock, dto::TimeControlPlan, dto::OnTimeout, dto::ClockView, dto::SeatClockView,
         dto::NewVacation, dto::VacationStatus, dto::SignInCode, dto::SignIn, receipts::Receipt, receipts::PublicKey, receipts::KeySet,
         receipts::Checkpoint, dto::ListedCheckpoint, dto::CheckpointPage,
-        AnyAction, EventData, LoggedEventData,
+        AnyAction, EventData,
         dto::NewAccount, dto::NewAccountToken, dto::Account, dto::AccountToken,
         dto::IssuedAccountToken, dto::CreatedAccount, dto::Me,
         dto::LoggedOffer, dto::SeatPlan, dto::NewHostedGame, dto::Invitation, dto::HostedSeat,
@@ -541,6 +544,7 @@ within `/v1/`), is in `docs/changelog.md`.",
         dto::Delivery, dto::DeliveryPage, dto::WebhookPayload,
         dto::MatchTarget, dto::NewMatch, dto::CreatedMatchSeat, dto::CreatedMatch, dto::MatchCompetitor,
         dto::MatchDealRow, dto::MatchStatus, dto::MatchView, dto::MatchDealAudit, dto::MatchAudit, dto::MatchDealData,
+        dto::TestClockAdvancedData,
     )),
     tags(
         (name = "catalog", description = "The games on offer and their cards"),

@@ -78,6 +78,45 @@ pub struct Settings {
     pub push_contact: String,
     /// How mail is sent (`service::email`): off unless an SMTP URL is set.
     pub email: EmailConfig,
+    /// Whether accounts may create games on a test clock (`--sandbox`, `docs/sandbox.md`):
+    /// never by default.
+    pub sandbox: Sandbox,
+}
+
+/// Whether games may run on test clocks, whose time their host moves on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Real time only: the default, and the only choice for a server people play on.
+    #[default]
+    Off,
+    /// Test clocks allowed, on SQLite (a test server's own file).
+    On,
+    /// Test clocks allowed on Postgres too: the operator says the database is a test one
+    /// (`--sandbox-on-postgres`), not a production one.
+    OnPostgres,
+}
+
+impl Sandbox {
+    /// Whether test clocks may be used with the store at `database_url`: on Postgres, the
+    /// production database, only when the operator said it is a test one.
+    pub fn check(self, database_url: &str) -> Result<(), BuildError> {
+        let postgres =
+            database_url.starts_with("postgres:") || database_url.starts_with("postgresql:");
+        if self == Sandbox::On && postgres {
+            return Err(BuildError::Sandbox(
+                "--sandbox is refused with a Postgres database, which is where a server people \
+                 play on keeps its games; add --sandbox-on-postgres if this database is a test \
+                 one"
+                .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether test clocks are allowed at all.
+    pub fn is_on(self) -> bool {
+        self != Sandbox::Off
+    }
 }
 
 /// How the server mails (`--smtp-url`, `--mail-from`, `--public-url`, `--mails-per-hour`).
@@ -156,6 +195,7 @@ impl Default for Settings {
             cache: Default::default(),
             push_contact: crate::service::DEFAULT_PUSH_CONTACT.to_string(),
             email: EmailConfig::default(),
+            sandbox: Sandbox::Off,
         }
     }
 }
@@ -188,6 +228,7 @@ impl Application {
         signing_key_file: &Path,
         settings: Settings,
     ) -> Result<Self, BuildError> {
+        settings.sandbox.check(database_url)?;
         // The address first: a server that cannot have its port (another one already runs
         // there) must leave no new signing key or SQLite database behind.
         let listener =
@@ -283,6 +324,7 @@ impl Application {
             )
             .with_relying_party(RelyingParty::for_public_url(&public_url))
             .with_bot_pace(settings.bot_pace)
+            .with_sandbox(settings.sandbox.is_on())
             .with_cache(settings.cache)
             .with_after_commit(Arc::new(WebhookCommits));
         if let Some(clock) = hooks.clock {
@@ -447,4 +489,26 @@ pub enum BuildError {
     /// The mail settings cannot be used.
     #[error("{0}")]
     Mail(#[from] MailSetupError),
+    /// Test clocks asked for where they are refused.
+    #[error("{0}")]
+    Sandbox(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_clocks_are_refused_on_postgres_unless_the_operator_says_it_is_a_test_database() {
+        let postgres = "postgres://parlour@127.0.0.1:5432/parlour";
+        assert!(matches!(
+            Sandbox::On.check(postgres),
+            Err(BuildError::Sandbox(_))
+        ));
+        assert!(Sandbox::On.check("postgresql://db/parlour").is_err());
+        assert!(Sandbox::OnPostgres.check(postgres).is_ok());
+        assert!(Sandbox::On.check("sqlite://parlour-test.db").is_ok());
+        assert!(Sandbox::Off.check(postgres).is_ok());
+        assert!(!Sandbox::Off.is_on() && Sandbox::On.is_on() && Sandbox::OnPostgres.is_on());
+    }
 }

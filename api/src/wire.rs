@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use parlour_domain::{catalog, Description, GameSchemas};
 use serde_json::Value;
-use utoipa::openapi::schema::{AdditionalProperties, AnyOfBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{AnyOfBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
@@ -30,11 +30,13 @@ pub enum Part {
     Outcome,
     /// One event with its `type`, as a finished game's log holds it.
     Event,
+    /// An event whose shape differs while the game is in progress, as a viewer sees it then.
+    SeenEvent,
 }
 
 impl Part {
     /// Every part, in the order the components are written.
-    pub const ALL: [Part; 8] = [
+    pub const ALL: [Part; 9] = [
         Part::Options,
         Part::Action,
         Part::LegalAction,
@@ -43,6 +45,7 @@ impl Part {
         Part::PrivateView,
         Part::Outcome,
         Part::Event,
+        Part::SeenEvent,
     ];
 
     /// What the part's components are called after the game's name.
@@ -56,6 +59,7 @@ impl Part {
             Part::PrivateView => "PrivateView",
             Part::Outcome => "Outcome",
             Part::Event => "Event",
+            Part::SeenEvent => "SeenEvent",
         }
     }
 
@@ -70,6 +74,7 @@ impl Part {
             Part::PrivateView => &schemas.view.private,
             Part::Outcome => &schemas.outcome,
             Part::Event => &schemas.event,
+            Part::SeenEvent => &schemas.seen_event,
         }
     }
 }
@@ -148,37 +153,29 @@ impl PartialSchema for EventData {
     }
 }
 
-/// The `data` of an event in `GET /v1/games/{id}/events`: whole once the game is over, and
-/// while it is in progress with what the viewer could not see taken out.
-pub struct LoggedEventData;
-
-impl ToSchema for LoggedEventData {
-    fn name() -> Cow<'static, str> {
-        Cow::Borrowed("LoggedEventData")
-    }
-}
-
-impl PartialSchema for LoggedEventData {
-    fn schema() -> RefOr<Schema> {
-        AnyOfBuilder::new()
-            .item(reference("EventData"))
-            .item(
-                ObjectBuilder::new()
-                    .schema_type(Type::Object)
-                    .additional_properties(Some(AdditionalProperties::FreeForm(true)))
-                    .title(Some("RedactedEventData"))
-                    .description(Some(
-                        "While the game is in progress: the event with every card the viewer \
-                         could not see at the table taken out (each game's rules document says \
-                         how, e.g. GIRL's `lay` becomes `{\"seat\": 0, \"count\": 3}`).",
-                    )),
-            )
-            .description(Some(
-                "The event's data as the viewer may see it: whole once the game is over.",
-            ))
-            .into()
-    }
-}
+/// Every table event type the log may hold, with the component of its `data` (`dto`'s
+/// `TableEventData` alternatives). `tests/api/contract.rs` checks it against the table events
+/// the domain records.
+pub const TABLE_EVENTS: [(&str, &str); 18] = [
+    ("table.note", "NoteData"),
+    ("table.resigned", "SeatData"),
+    ("table.abandoned", "AbandonedData"),
+    ("table.hosted", "HostedData"),
+    ("table.seat_offered", "SeatOfferedData"),
+    ("table.offer_withdrawn", "SeatData"),
+    ("table.seated", "SeatedData"),
+    ("table.aborted", "AbortedData"),
+    ("table.clock_set", "ClockSetData"),
+    ("table.reminded", "RemindedData"),
+    ("table.timed_out", "TimedOutData"),
+    ("table.vacation_began", "VacationBeganData"),
+    ("table.vacation_ended", "SeatData"),
+    ("table.bot_seated", "BotSeatedData"),
+    ("table.bot_left", "SeatData"),
+    ("table.match_deal", "MatchDealData"),
+    ("table.test_clock", "AbortedData"),
+    ("table.test_clock_advanced", "TestClockAdvancedData"),
+];
 
 /// Every game of the catalogue, described.
 pub fn described_games() -> Vec<Description> {

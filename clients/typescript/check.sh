@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The typed-client check CI runs: validates openapi/openapi.json, generates TypeScript types
 # from it, compiles src/*.ts with `tsc --strict`, then runs two programs against a live server:
-# src/play.ts creates a GIRL game and makes a legal move with typed bodies, and src/follow.ts
+# src/play.ts creates a GIRL game and makes a legal move with typed bodies, src/events.ts reads
+# the log with each entry narrowed by its `type`, and src/follow.ts
 # follows a hosted game by webhook, verifying every message with src/webhooks.ts. Anything
 # refused, forged or missing fails the check.
 #
@@ -50,6 +51,11 @@ source "$root/tools/live-server.sh"
 live_server "$binary" PARLOUR_WEBHOOKS_ALLOW_PRIVATE=1
 if ! node dist/play.js "http://127.0.0.1:$port"; then
     echo "the typed program failed; the server's log:" >&2
+    tail -n 50 "$work/server.log" >&2
+    exit 1
+fi
+if ! node dist/events.js "http://127.0.0.1:$port"; then
+    echo "the typed log reader failed; the server's log:" >&2
     tail -n 50 "$work/server.log" >&2
     exit 1
 fi

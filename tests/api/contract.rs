@@ -6,7 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use jsonschema::{Draft, Validator};
-use parlour::openapi::{event_data_component, part_component, Part, Variant};
+use parlour::openapi::{
+    event_data_component, logged_union, part_component, Part, Variant, TABLE_EVENTS,
+};
 use parlour_domain::clocks::{Moment, TimeControl, TimeoutPolicy};
 use parlour_domain::table_events::{TableEvent, TableOutcome};
 use parlour_domain::{catalog, Concession, Seat};
@@ -244,7 +246,7 @@ fn every_operation_has_its_own_id() {
     // unsubscribeEmailAddress), and the six of passkeys (beginPasskeyRegistration,
     // createPasskey, listPasskeys, deletePasskey, beginPasskeySignIn, signInWithPasskey), and
     // the sign-in link by email (requestEmailSignIn).
-    assert_eq!(ids.len(), 75, "{ids:?}");
+    assert_eq!(ids.len(), 76, "{ids:?}");
 }
 
 // A reader scanning the document (or a generated client's method list) sees a short title;
@@ -435,10 +437,12 @@ fn every_game_type_is_in_the_document_and_reachable_from_an_operation() {
     for game in games() {
         let mut expected: Vec<String> = Part::ALL
             .into_iter()
-            .filter(|part| *part != Part::Event)
+            // Events are published per type (`GirlEventDataLay`, `GirlLayEvent`, ...).
+            .filter(|part| !matches!(part, Part::Event | Part::SeenEvent))
             .map(|part| part_component(game.id, part))
             .collect();
         expected.push(event_data_component(game.id));
+        expected.push(logged_union(game.id));
         expected.extend(Variant::ALL.map(|variant| variant.component(game.id)));
         for name in expected {
             assert!(reachable.contains(&name), "{name} is not reachable");
@@ -612,6 +616,18 @@ fn the_table_types_are_what_the_domain_writes() {
             &value,
         );
     }
+    for event in every_table_event() {
+        let recorded = event.to_recorded();
+        let (_, data) = TABLE_EVENTS
+            .iter()
+            .find(|(kind, _)| *kind == recorded.kind)
+            .expect("every table event is listed");
+        schemas.check(
+            &format!("#/components/schemas/{data}"),
+            "a table event's data, as its tagged variant names it",
+            &recorded.data,
+        );
+    }
     for event in [
         TableEvent::Note { text: "gg".into() },
         TableEvent::Resigned { seat: Seat(0) },
@@ -655,6 +671,292 @@ fn the_table_types_are_what_the_domain_writes() {
             &recorded.data,
         );
     }
+}
+
+/// The lists whose length is bounded where they are kept, so a page of them would never end:
+/// each with its bound.
+const BOUNDED_LISTS: [(&str, &str); 5] = [
+    ("listCatalog", "the catalogue's five games"),
+    ("listWebhooks", "MAX_WEBHOOKS_PER_ACCOUNT (20)"),
+    ("listEmailAddresses", "MAX_EMAIL_ADDRESSES_PER_ACCOUNT (5)"),
+    (
+        "listPushSubscriptions",
+        "MAX_PUSH_SUBSCRIPTIONS_PER_ACCOUNT (20)",
+    ),
+    ("listPasskeys", "MAX_PASSKEYS_PER_ACCOUNT (20)"),
+];
+
+/// The component an operation's `200` answers with, through a `$ref`.
+fn answer_component(operation: &Value) -> Option<String> {
+    operation
+        .pointer("/responses/200/content/application~1json/schema/$ref")
+        .and_then(Value::as_str)
+        .map(|target| {
+            target
+                .trim_start_matches("#/components/schemas/")
+                .to_string()
+        })
+}
+
+#[test]
+fn every_list_that_grows_is_paged_the_same_way() {
+    let doc = document();
+    let components = &doc["components"]["schemas"];
+    let mut paged = Vec::new();
+    for (path, method, operation) in operations(&doc) {
+        let id = operation["operationId"]
+            .as_str()
+            .expect("an id")
+            .to_string();
+        let Some(answer) = answer_component(&operation) else {
+            continue;
+        };
+        let is_list = id.starts_with("list")
+            || answer.ends_with("Page")
+            || answer.ends_with("List")
+            || answer == "Inbox";
+        if method != "get" || !is_list || BOUNDED_LISTS.iter().any(|(name, _)| *name == id) {
+            continue;
+        }
+        // The request: `cursor` (a string) and `limit` (a bounded whole number).
+        let parameters = operation["parameters"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let query = |name: &str| {
+            parameters
+                .iter()
+                .find(|p| p["name"] == json!(name) && p["in"] == json!("query"))
+                .unwrap_or_else(|| panic!("{id} ({path}) takes no `{name}`"))
+                .clone()
+        };
+        let cursor = query("cursor");
+        assert!(
+            cursor.pointer("/schema/type").is_some_and(
+                |t| t == "string" || t.as_array().is_some_and(|t| t.contains(&json!("string")))
+            ),
+            "{id}: `cursor` is a string: {cursor}"
+        );
+        let limit = query("limit");
+        assert_eq!(
+            limit.pointer("/schema/minimum"),
+            Some(&json!(1)),
+            "{id}: {limit}"
+        );
+        assert!(limit.pointer("/schema/maximum").is_some(), "{id}: {limit}");
+        // The answer: `next` on every page (a union's every page), and the `Link` header.
+        let pages: Vec<&Value> = match components[&answer].get("oneOf") {
+            Some(Value::Array(alternatives)) => alternatives
+                .iter()
+                .map(|alternative| {
+                    let name = alternative["$ref"]
+                        .as_str()
+                        .expect("a page")
+                        .trim_start_matches("#/components/schemas/");
+                    &components[name]
+                })
+                .collect(),
+            _ => vec![&components[&answer]],
+        };
+        for page in pages {
+            let next = &page["properties"]["next"];
+            let types = next["type"]
+                .as_array()
+                .cloned()
+                .unwrap_or_else(|| vec![next["type"].clone()]);
+            assert!(
+                types.contains(&json!("string")),
+                "{id}: `next` is a string: {next}"
+            );
+            assert!(
+                page["required"]
+                    .as_array()
+                    .is_some_and(|r| r.contains(&json!("next"))),
+                "{id}: every page says `next`, null on the last"
+            );
+        }
+        let link = operation
+            .pointer("/responses/200/headers/Link/description")
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("{id} documents no Link header"));
+        assert!(
+            link.contains("cursor=") && link.contains("rel=\"next\""),
+            "{id}: {link}"
+        );
+        paged.push(id);
+    }
+    paged.sort();
+    assert_eq!(
+        paged,
+        [
+            "getMyGames",
+            "getMyNotices",
+            "listApps",
+            "listCheckpoints",
+            "listGameEvents",
+            "listWebhookDeliveries"
+        ]
+    );
+}
+
+/// One table event of each kind. The match fails to compile when the domain gains a kind, so
+/// that it is added here, to `TABLE_EVENTS` and to the document.
+fn every_table_event() -> Vec<TableEvent> {
+    let seat = Seat(1);
+    let at = Moment(1_800_000_000_000_000);
+    let all = vec![
+        TableEvent::Note { text: "gg".into() },
+        TableEvent::Resigned { seat },
+        TableEvent::Abandoned {
+            reason: "rain".into(),
+        },
+        TableEvent::Hosted {
+            account: "0190d3c2-7c5e-7b4e-9a4e-3c1f2b3a4d5e".into(),
+            name: "Ann".into(),
+        },
+        TableEvent::SeatOffered {
+            seat,
+            to: parlour_domain::table_events::Offer::Anyone {},
+        },
+        TableEvent::OfferWithdrawn { seat },
+        TableEvent::Seated {
+            seat,
+            account: "0190d3c2-7c5e-7b4e-9a4e-3c1f2b3a4d5f".into(),
+            name: "Bea".into(),
+        },
+        TableEvent::Aborted {},
+        TableEvent::ClockSet {
+            control: TimeControl::Correspondence { days: 3 },
+            on_timeout: TimeoutPolicy::Forfeit,
+            vacation: true,
+            empty_bank_hours: None,
+        },
+        TableEvent::Reminded { seat, due: at },
+        TableEvent::TimedOut { seat, deadline: at },
+        TableEvent::VacationBegan { seat, until: at },
+        TableEvent::VacationEnded { seat },
+        TableEvent::BotSeated {
+            seat,
+            level: parlour_domain::bots::Level::Steady,
+        },
+        TableEvent::BotLeft { seat },
+        TableEvent::MatchDeal {
+            match_id: "0190d3c2-7c5e-7b4e-9a4e-3c1f2b3a4d60".into(),
+            deal: 0,
+        },
+        TableEvent::TestClock {},
+        TableEvent::TestClockAdvanced { seconds: 3600 },
+    ];
+    for event in &all {
+        match event {
+            TableEvent::Note { .. }
+            | TableEvent::Resigned { .. }
+            | TableEvent::Abandoned { .. }
+            | TableEvent::Hosted { .. }
+            | TableEvent::SeatOffered { .. }
+            | TableEvent::OfferWithdrawn { .. }
+            | TableEvent::Seated { .. }
+            | TableEvent::Aborted {}
+            | TableEvent::ClockSet { .. }
+            | TableEvent::Reminded { .. }
+            | TableEvent::TimedOut { .. }
+            | TableEvent::VacationBegan { .. }
+            | TableEvent::VacationEnded { .. }
+            | TableEvent::BotSeated { .. }
+            | TableEvent::BotLeft { .. }
+            | TableEvent::MatchDeal { .. }
+            | TableEvent::TestClock {}
+            | TableEvent::TestClockAdvanced { .. } => {}
+        }
+    }
+    all
+}
+
+#[test]
+fn in_every_games_log_the_type_of_an_entry_names_the_shape_of_its_data() {
+    let doc = document();
+    let components = &doc["components"]["schemas"];
+    let kinds: BTreeSet<String> = every_table_event().iter().map(TableEvent::kind).collect();
+    let listed: BTreeSet<String> = TABLE_EVENTS.iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(kinds, listed, "TABLE_EVENTS lists every table event");
+    for engine in catalog::engines() {
+        let game = engine.describe().id;
+        let union = &components[logged_union(game)];
+        assert_eq!(union["discriminator"]["propertyName"], json!("type"));
+        let mapping = union["discriminator"]["mapping"]
+            .as_object()
+            .expect("a mapping");
+        let published = engine.schemas();
+        let tags: Vec<String> = published.event["oneOf"]
+            .as_array()
+            .or_else(|| published.event["anyOf"].as_array())
+            .expect("a tagged union of events")
+            .iter()
+            .map(|variant| {
+                let tag = &variant["properties"]["type"];
+                tag.get("const")
+                    .or_else(|| tag.pointer("/enum/0"))
+                    .and_then(Value::as_str)
+                    .expect("a tag")
+                    .to_string()
+            })
+            .collect();
+        let seen: Vec<String> = published.seen_event["oneOf"]
+            .as_array()
+            .or_else(|| published.seen_event["anyOf"].as_array())
+            .into_iter()
+            .flatten()
+            .map(|variant| {
+                variant["properties"]["type"]["const"].as_str().map_or_else(
+                    || {
+                        variant["properties"]["type"]["enum"][0]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string()
+                    },
+                    str::to_string,
+                )
+            })
+            .collect();
+        assert_eq!(
+            mapping.len(),
+            tags.len() + kinds.len(),
+            "{game}: one variant per type"
+        );
+        for tag in tags.iter().chain(&kinds) {
+            let target = mapping[tag.as_str()].as_str().expect("a reference");
+            let variant = doc
+                .pointer(target.trim_start_matches('#'))
+                .unwrap_or_else(|| panic!("{target} is missing"));
+            // The variant pins its type, so the type narrows the data.
+            assert_eq!(
+                variant["properties"]["type"]["enum"],
+                json!([tag]),
+                "{target}"
+            );
+            assert!(variant["required"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("data")));
+            let data = &variant["properties"]["data"];
+            if seen.contains(tag) {
+                assert_eq!(data["anyOf"].as_array().map(Vec::len), Some(2), "{target}");
+            } else {
+                assert!(data.get("$ref").is_some(), "{target}: {data}");
+            }
+        }
+        // A page of the game's log holds only its own entries, told apart by `game`.
+        let page = &components[parlour::openapi::event_page(game)];
+        assert_eq!(page["properties"]["game"]["enum"], json!([game]));
+        assert_eq!(
+            page["properties"]["events"]["items"]["$ref"],
+            json!(format!("#/components/schemas/{}", logged_union(game)))
+        );
+    }
+    assert_eq!(
+        components["EventPage"]["discriminator"]["propertyName"],
+        json!("game")
+    );
 }
 
 /// Plays one game to the end with random legal moves, checking every answer against the

@@ -166,9 +166,10 @@ async fn a_page_of_the_log_links_to_the_next_page_until_the_last(app: TestApp) {
         );
         match (link, page["next_after"].as_u64()) {
             (Some(link), Some(next)) => {
+                assert_eq!(page["next"], json!(next.to_string()));
                 assert_eq!(
                     link,
-                    format!("</v1/games/{id}/events?after={next}&limit=1>; rel=\"next\"")
+                    format!("</v1/games/{id}/events?limit=1&cursor={next}>; rel=\"next\"")
                 );
                 path = link[1..link.find('>').unwrap()].to_string();
             }
@@ -750,6 +751,26 @@ impl AccountStore for HeldAppend {
     }
     async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
         self.inner.account_games(account).await
+    }
+    async fn live_account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        self.inner.live_account_games(account).await
+    }
+    async fn finished_account_games(
+        &self,
+        account: Uuid,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        self.inner
+            .finished_account_games(account, before, limit)
+            .await
+    }
+    async fn account_games_finished(
+        &self,
+        game: Uuid,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner.account_games_finished(game, at).await
     }
     async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
         self.inner.create_sign_in_code(code).await

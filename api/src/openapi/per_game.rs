@@ -14,7 +14,7 @@ use utoipa::Modify;
 
 use super::{described_games, null, reference, string};
 use crate::service::text::MAX_STRING_CHARS;
-pub use crate::wire::{event_data_component, part_component, type_prefix, Part};
+pub use crate::wire::{event_data_component, part_component, type_prefix, Part, TABLE_EVENTS};
 
 /// The per-game variants of the DTOs that say which game they are of, with their unions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,9 +265,13 @@ pub(super) fn with_published_schemas(mut document: Value) -> Value {
                 .chain([event_data_component(game.id)])
         })
         .collect();
+    // Each game's event types, and those of them a viewer may see otherwise during play.
+    let mut logged: Vec<(&'static str, Vec<String>, Vec<String>)> = Vec::new();
     for engine in catalog::engines() {
         let id = engine.describe().id;
         let published = engine.schemas();
+        let mut whole_tags = Vec::new();
+        let mut seen_tags = Vec::new();
         for part in Part::ALL {
             let schema = match part {
                 Part::Options | Part::Action => gated(part.published(&published)),
@@ -276,7 +280,29 @@ pub(super) fn with_published_schemas(mut document: Value) -> Value {
             let schema = add_definitions(components, &reserved, id, part, &schema);
             match part {
                 Part::Event => {
-                    components.insert(event_data_component(id), event_data(&schema));
+                    let mut union = Vec::new();
+                    for (tag, data) in tagged_variants(&schema) {
+                        let name = event_data_variant(id, &tag);
+                        components.insert(name.clone(), data);
+                        union.push(
+                            serde_json::json!({"$ref": format!("#/components/schemas/{name}")}),
+                        );
+                        whole_tags.push(tag);
+                    }
+                    components.insert(
+                        event_data_component(id),
+                        serde_json::json!({
+                            "description": "The data of one of the game's events: the event \
+                                            without its `type`, which the log gives beside it.",
+                            "anyOf": union,
+                        }),
+                    );
+                }
+                Part::SeenEvent => {
+                    for (tag, data) in tagged_variants(&schema) {
+                        components.insert(seen_data_variant(id, &tag), data);
+                        seen_tags.push(tag);
+                    }
                 }
                 Part::Action => {
                     components.insert(part_component(id, part), closed_variants(schema));
@@ -286,8 +312,200 @@ pub(super) fn with_published_schemas(mut document: Value) -> Value {
                 }
             }
         }
+        logged.push((id, whole_tags, seen_tags));
     }
+    with_tagged_events(components, &logged);
     document
+}
+
+/// The component of the data of one type of a game's events, whole: `GirlEventDataLay`.
+fn event_data_variant(game: &str, tag: &str) -> String {
+    format!("{}EventData{}", type_prefix(game), type_prefix(tag))
+}
+
+/// The component of the data of one type of a game's events as a viewer sees it while the
+/// game is in progress, when that differs: `GirlSeenEventDataLay`.
+fn seen_data_variant(game: &str, tag: &str) -> String {
+    format!("{}SeenEventData{}", type_prefix(game), type_prefix(tag))
+}
+
+/// The component of one type of a game's logged events, `type` and `data` together:
+/// `GirlLayEvent`.
+fn logged_variant(game: &str, tag: &str) -> String {
+    format!("{}{}Event", type_prefix(game), type_prefix(tag))
+}
+
+/// The component of one type of table event as the log shows it: `TableResignedEvent`.
+fn table_variant(kind: &str) -> String {
+    format!("{}Event", type_prefix(kind))
+}
+
+/// The union of a game's logged events, told apart by `type`: `GirlLoggedEvent`.
+pub fn logged_union(game: &str) -> String {
+    format!("{}LoggedEvent", type_prefix(game))
+}
+
+/// A page of a game's log: `GirlEventPage`.
+pub fn event_page(game: &str) -> String {
+    format!("{}EventPage", type_prefix(game))
+}
+
+fn schema_ref(component: &str) -> Value {
+    serde_json::json!({"$ref": format!("#/components/schemas/{component}")})
+}
+
+/// Every event of the log as a tagged union, so that `type` narrows `data` in a typed
+/// client: one component per game and event type (`GirlLayEvent`: `type` is `"lay"`, `data`
+/// a lay, whole or as seen during play), one per table event type (`TableResignedEvent`), a
+/// union of them per game told apart by `type` (`GirlLoggedEvent`), and a page of the log per
+/// game told apart by `game` (`GirlEventPage`), `EventPage` being the union of the pages.
+fn with_tagged_events(
+    components: &mut Map<String, Value>,
+    logged: &[(&'static str, Vec<String>, Vec<String>)],
+) {
+    let (Some(Value::Object(template)), Some(Value::Object(page))) = (
+        components.get("GameEvent").cloned(),
+        components.get("EventPage").cloned(),
+    ) else {
+        return;
+    };
+    // One entry of one type: the template's envelope, with `type` pinned, `data` the type's
+    // own, and `command` the game's action (a table event has none).
+    let variant = |description: String,
+                   tag: &str,
+                   data: (Value, &str),
+                   command: Option<Value>|
+     -> Value {
+        let mut object = template.clone();
+        object.remove("title");
+        object.insert("description".into(), Value::String(description));
+        if let Some(Value::Object(properties)) = object.get_mut("properties") {
+            properties.insert(
+                "type".into(),
+                serde_json::json!({"type": "string", "enum": [tag], "description": "The entry's type."}),
+            );
+            let (mut data, said) = data;
+            if let Value::Object(map) = &mut data {
+                map.insert("description".into(), Value::String(said.to_string()));
+            }
+            properties.insert("data".into(), data);
+            match command {
+                Some(mut command) => {
+                    if let Value::Object(map) = &mut command {
+                        map.insert(
+                            "description".into(),
+                            "The action that produced this batch (shown once the game is over)."
+                                .into(),
+                        );
+                    }
+                    properties.insert("command".into(), command);
+                }
+                None => {
+                    properties.remove("command");
+                }
+            }
+        }
+        Value::Object(object)
+    };
+    let mut table_mapping = Map::new();
+    for (kind, data) in TABLE_EVENTS {
+        let name = table_variant(kind);
+        let event = variant(
+            format!("A `{kind}` entry of a game's log: a fact about the table, never hidden."),
+            kind,
+            (schema_ref(data), "What the table event says."),
+            None,
+        );
+        components.insert(name.clone(), event);
+        table_mapping.insert(
+            kind.to_string(),
+            Value::String(format!("#/components/schemas/{name}")),
+        );
+    }
+    let mut pages = Vec::new();
+    let mut page_mapping = Map::new();
+    for (game, whole, seen) in logged {
+        let mut mapping = Map::new();
+        for tag in whole {
+            let data = if seen.contains(tag) {
+                (
+                    serde_json::json!({"anyOf": [
+                        schema_ref(&event_data_variant(game, tag)),
+                        schema_ref(&seen_data_variant(game, tag)),
+                    ]}),
+                    "The event: whole once the game is over, and while it is in progress as \
+                     the viewer may see it, with the cards they could not see at the table \
+                     taken out (the game's rules document says how).",
+                )
+            } else {
+                (
+                    schema_ref(&event_data_variant(game, tag)),
+                    "The event (everyone sees it whole).",
+                )
+            };
+            let name = logged_variant(game, tag);
+            let command = schema_ref(&part_component(game, Part::Action));
+            let description =
+                format!("A `{tag}` event of a game of `{game}`, as its log shows it.");
+            components.insert(name.clone(), variant(description, tag, data, Some(command)));
+            mapping.insert(
+                tag.clone(),
+                Value::String(format!("#/components/schemas/{name}")),
+            );
+        }
+        mapping.extend(table_mapping.clone());
+        let union = logged_union(game);
+        components.insert(
+            union.clone(),
+            serde_json::json!({
+                "description": format!(
+                    "One entry of the log of a game of `{game}`: one of its events, or a table \
+                     event (`table.…`); `type` says which, and so what `data` holds."
+                ),
+                "oneOf": mapping.values().map(|target| serde_json::json!({"$ref": target})).collect::<Vec<_>>(),
+                "discriminator": {"propertyName": "type", "mapping": mapping},
+            }),
+        );
+        let mut one_page = page.clone();
+        one_page.remove("title");
+        if let Some(Value::Object(properties)) = one_page.get_mut("properties") {
+            let description = properties
+                .get("game")
+                .and_then(|game| game.get("description"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            properties.insert(
+                "game".into(),
+                serde_json::json!({"type": "string", "enum": [game], "description": description}),
+            );
+            let description = properties
+                .get("events")
+                .and_then(|events| events.get("description"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            properties.insert(
+                "events".into(),
+                serde_json::json!({"type": "array", "items": schema_ref(&union), "description": description}),
+            );
+        }
+        let name = event_page(game);
+        components.insert(name.clone(), Value::Object(one_page));
+        pages.push(schema_ref(&name));
+        page_mapping.insert(
+            game.to_string(),
+            Value::String(format!("#/components/schemas/{name}")),
+        );
+    }
+    // The envelope served only as the variants' template: every entry is a game's now.
+    components.remove("GameEvent");
+    components.insert(
+        "EventPage".into(),
+        serde_json::json!({
+            "description": page.get("description").cloned().unwrap_or(Value::Null),
+            "oneOf": pages,
+            "discriminator": {"propertyName": "game", "mapping": page_mapping},
+        }),
+    );
 }
 
 /// What `service::text` lets through in a string of options or an action, as a pattern: no
@@ -461,44 +679,34 @@ fn with_refs_renamed(schema: &Value, names: &BTreeMap<String, String>) -> Value 
     }
 }
 
-/// The data of a game's events, as the log shows it beside each event's `type`: each variant of
-/// the event schema without its `type`. The variants need not be told apart by their data
-/// alone, so `anyOf`.
-fn event_data(event: &Value) -> Value {
+/// Each variant of a tagged event schema (a game's events, or those seen otherwise during
+/// play) with its `type`, and its data: the variant without the tag, which the log gives
+/// beside it.
+fn tagged_variants(event: &Value) -> Vec<(String, Value)> {
     let variants = event
         .get("oneOf")
         .or_else(|| event.get("anyOf"))
         .and_then(Value::as_array);
-    let Some(variants) = variants else {
-        return serde_json::json!({"description": "The event's data (the event without its `type`)."});
-    };
-    let data: Vec<Value> = variants.iter().map(without_type).collect();
-    serde_json::json!({
-        "description": "The data of one of the game's events: the event without its `type`, \
-                        which the log gives beside it.",
-        "anyOf": data,
-    })
-}
-
-/// One event variant without its `type` tag, titled with the tag.
-fn without_type(variant: &Value) -> Value {
-    let mut variant = variant.clone();
-    let Some(object) = variant.as_object_mut() else {
-        return variant;
-    };
-    let tag = object
-        .get("properties")
-        .and_then(|properties| properties.get("type"))
-        .and_then(|tag| tag.get("const").or_else(|| tag.pointer("/enum/0")))
-        .cloned();
-    if let Some(Value::Object(properties)) = object.get_mut("properties") {
-        properties.remove("type");
-    }
-    if let Some(Value::Array(required)) = object.get_mut("required") {
-        required.retain(|name| name != "type");
-    }
-    if let Some(Value::String(tag)) = tag {
-        object.insert("title".into(), Value::String(tag));
-    }
-    variant
+    variants
+        .into_iter()
+        .flatten()
+        .filter_map(|variant| {
+            let mut variant = variant.clone();
+            let object = variant.as_object_mut()?;
+            let tag = object
+                .get("properties")
+                .and_then(|properties| properties.get("type"))
+                .and_then(|tag| tag.get("const").or_else(|| tag.pointer("/enum/0")))
+                .and_then(Value::as_str)?
+                .to_string();
+            if let Some(Value::Object(properties)) = object.get_mut("properties") {
+                properties.remove("type");
+            }
+            if let Some(Value::Array(required)) = object.get_mut("required") {
+                required.retain(|name| name != "type");
+            }
+            object.remove("title");
+            Some((tag, variant))
+        })
+        .collect()
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use super::{game_id, Bearer};
+use super::{game_id, paging, Bearer};
 use crate::dto::{AuditReport, CreatedGame, EventPage, GameFile, GameView, NewGame, ScorecardBody};
 use crate::error::{ApiError, Problem};
 use crate::limits::StreamGate;
@@ -345,12 +345,16 @@ pub async fn act(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
-    /// Only events after this sequence number (default 0, at most 2^63 − 1).
-    #[param(minimum = 0, maximum = 9_223_372_036_854_775_807_u64)]
-    pub after: Option<u64>,
+    /// A page's `next`: the events after it. Left out: from the first.
+    #[param(pattern = "^(0|[1-9][0-9]{0,17})$", example = "100")]
+    pub cursor: Option<String>,
     /// At most this many (default 100; 1 to 1000).
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u64>,
+    /// The same as `cursor`, by its older name: only events after this sequence number
+    /// (default 0, at most 2^63 − 1).
+    #[param(minimum = 0, maximum = 9_223_372_036_854_775_807_u64)]
+    pub after: Option<u64>,
 }
 
 /// List a game's events
@@ -362,7 +366,7 @@ pub struct EventsQuery {
     security((), ("seat_token" = []), ("account_token" = ["games:read"])),
     responses(
         (status = 200, body = EventPage, description = "A page of the log as the caller may see it",
-            headers(("Link" = String, description = "`<…?after=N&limit=M>; rel=\"next\"` while there is a next page (the same as `next_after`)"))),
+            headers(("Link" = String, description = "`<…?cursor=…&limit=…>; rel=\"next\"` while there is a next page (its cursor is `next`)"))),
         (status = 400, description = "Bad paging parameters", content_type = PROBLEM),
         (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
@@ -372,19 +376,16 @@ pub struct EventsQuery {
 #[get("/v1/games/{id}/events")]
 pub async fn events(
     service: web::Data<Parlour>,
+    request: HttpRequest,
     id: web::Path<String>,
     bearer: Bearer,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&id)?;
-    let limit = query.limit.unwrap_or(100);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::new(
-            Problem::MalformedRequest,
-            "limit must be between 1 and 1000",
-        ));
-    }
-    let after = query.after.unwrap_or(0);
+    let limit = paging::limit(query.limit, 100, 1000)?;
+    let older = query.after.map(|after| after.to_string());
+    let cursor = paging::cursor(query.cursor.as_deref(), older.as_deref(), "after")?;
+    let after = paging::position(cursor)?.unwrap_or(0);
     if after > MAX_SEQ {
         return Err(ApiError::new(
             Problem::MalformedRequest,
@@ -397,12 +398,7 @@ pub async fn events(
     let page = service.events(id, caller, after, limit).await?;
     let mut response = HttpResponse::Ok();
     per_seat(&mut response);
-    if let Some(next) = page.next_after {
-        response.insert_header((
-            header::LINK,
-            format!("</v1/games/{id}/events?after={next}&limit={limit}>; rel=\"next\""),
-        ));
-    }
+    paging::link_next(&mut response, &request, page.next.as_deref());
     Ok(response.json(page))
 }
 

@@ -23,9 +23,10 @@ pub async fn healthz() -> HttpResponse {
 /// Readiness
 ///
 /// The database answers. The body also says whether this instance is the one leading the
-/// work done once across instances (`"leader": true`).
+/// work done once across instances (`"leader": true`), and whether the server is in sandbox
+/// mode (`"sandbox": true`: games may run on test clocks, `docs/sandbox.md`).
 #[utoipa::path(tag = "operations", operation_id = "getReadiness", responses(
-    (status = 200, description = "The database answers: `{\"status\": \"ready\", \"leader\": true|false}`", body = Object),
+    (status = 200, description = "The database answers: `{\"status\": \"ready\", \"leader\": true|false, \"sandbox\": true|false}`", body = Object),
     (status = 503, description = "The database does not answer", content_type = "application/problem+json"),
 ))]
 #[get("/readyz")]
@@ -41,5 +42,11 @@ pub async fn readyz(
     // A health check must reach this instance every time, never a cache.
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(json!({"status": "ready", "leader": leadership.is_leader()})))
+        .json(json!({
+            "status": "ready",
+            "leader": leadership.is_leader(),
+            // An app's tests check this before relying on test clocks; a player's client may
+            // warn that games here are not real ones.
+            "sandbox": service.sandbox(),
+        })))
 }

@@ -34,12 +34,16 @@ pub async fn keys(signer: web::Data<Signer>) -> HttpResponse {
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct CheckpointsQuery {
-    /// Only checkpoints after this position (default 0: from the first).
-    #[param(minimum = 0, maximum = 9_223_372_036_854_775_807_u64)]
-    pub after: Option<u64>,
+    /// A page's `next`: the checkpoints after it. Left out: from the first.
+    #[param(pattern = "^(0|[1-9][0-9]{0,17})$", example = "100")]
+    pub cursor: Option<String>,
     /// At most this many (default 100; 1 to 1000).
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
+    /// The same as `cursor`, by its older name: only checkpoints after this position
+    /// (default 0: from the first).
+    #[param(minimum = 0, maximum = 9_223_372_036_854_775_807_u64)]
+    pub after: Option<u64>,
 }
 
 /// List the checkpoints
@@ -47,27 +51,30 @@ pub struct CheckpointsQuery {
 /// The append-only public list of finished games' heads, each signed by the receipt key.
 ///
 /// Every game that ends is added once, numbered 1, 2, 3, … with no gap, and never changed or
-/// removed. Mirror it (page with `after`): a finished game whose log is later shorter, longer
+/// removed. Mirror it (page with `cursor`): a finished game whose log is later shorter, longer
 /// or other at the signed event was rolled back or rewritten, and a checkpoint you hold that
 /// the list no longer shows is itself evidence (`docs/audit.md`, "Checkpoints").
 #[utoipa::path(tag = "receipts", operation_id = "listCheckpoints",
     params(CheckpointsQuery),
     responses(
-        (status = 200, body = crate::dto::CheckpointPage, description = "A page of the list"),
+        (status = 200, body = crate::dto::CheckpointPage, description = "A page of the list",
+            headers(("Link" = String, description = "`<…?cursor=…&limit=…>; rel=\"next\"` while there is a next page (its cursor is `next`)"))),
         (status = 400, description = "Bad paging parameters", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/checkpoints")]
 pub async fn checkpoints(
     service: web::Data<crate::service::Parlour>,
+    request: actix_web::HttpRequest,
     query: web::Query<CheckpointsQuery>,
 ) -> Result<HttpResponse, crate::error::ApiError> {
-    let page = service
-        .checkpoints()
-        .page(query.after.unwrap_or(0), query.limit)
-        .await?;
+    let older = query.after.map(|after| after.to_string());
+    let cursor = super::paging::cursor(query.cursor.as_deref(), older.as_deref(), "after")?;
+    let after = super::paging::position(cursor)?.unwrap_or(0);
+    let page = service.checkpoints().page(after, query.limit).await?;
     // The list only grows; a mirror polls it, so caches must not hold a page long.
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "public, max-age=5"))
-        .json(page))
+    let mut response = HttpResponse::Ok();
+    response.insert_header((header::CACHE_CONTROL, "public, max-age=5"));
+    super::paging::link_next(&mut response, &request, page.next.as_deref());
+    Ok(response.json(page))
 }

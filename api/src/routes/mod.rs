@@ -12,6 +12,7 @@ pub mod keys;
 pub mod matches;
 pub mod metrics;
 pub mod oauth;
+mod paging;
 pub mod passkeys;
 pub mod play;
 pub mod push;
@@ -114,6 +115,7 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(seating::offer)
         .service(seating::withdraw)
         .service(seating::abort)
+        .service(seating::advance_test_clock)
         .service(seating::resign)
         .service(bots::hand_over)
         .service(bots::take_back)

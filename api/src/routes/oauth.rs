@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 
 use actix_web::http::header;
 use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
+use serde::Deserialize;
 use serde_json::{json, Value};
+use utoipa::IntoParams;
 
 use super::accounts::{for_the_caller, object_body};
 use super::Bearer;
@@ -117,22 +119,48 @@ pub async fn approve(
 /// The apps that hold a live token of the account: each with the scopes its tokens hold,
 /// when it was first let in, and how many tokens it holds.
 #[utoipa::path(tag = "apps", operation_id = "listApps",
+    params(AppsQuery),
     security(("account_token" = ["account:manage"])),
     responses(
         (status = 200, body = AppList, description = "The apps, oldest grant first",
             headers(("Cache-Control" = String, description = "`no-store`"),
-                ("Vary" = String, description = "`Authorization`"))),
+                ("Vary" = String, description = "`Authorization`"),
+                ("Link" = String, description = "`<…?cursor=…&limit=…>; rel=\"next\"` while there is a next page (its cursor is `next`)"))),
+        (status = 400, description = "A `cursor` that is no page's `next`, or a bad `limit`", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/me/apps")]
-pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpResponse, ApiError> {
+pub async fn list(
+    service: web::Data<Parlour>,
+    request: HttpRequest,
+    bearer: Bearer,
+    query: web::Query<AppsQuery>,
+) -> Result<HttpResponse, ApiError> {
     let caller = service
         .accounts()
         .authenticate(bearer.0.as_deref(), Scope::AccountManage)
         .await?;
-    let apps = service.apps().list(&caller).await?;
-    Ok(for_the_caller(&mut HttpResponse::Ok()).json(apps))
+    let limit = super::paging::limit(query.limit, 100, 100)?;
+    let apps = service
+        .apps()
+        .list(&caller, query.cursor.as_deref(), limit)
+        .await?;
+    let mut response = HttpResponse::Ok();
+    super::paging::link_next(&mut response, &request, apps.next.as_deref());
+    Ok(for_the_caller(&mut response).json(apps))
+}
+
+/// A page of `GET /v1/me/apps`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AppsQuery {
+    /// A page's `next`: the apps after it. Left out: from the first.
+    #[param(max_length = 200, pattern = "^[0-9]{1,18}[.]")]
+    pub cursor: Option<String>,
+    /// At most this many (default 100; 1 to 100).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u64>,
 }
 
 /// Remove an app

@@ -11,16 +11,18 @@ use utoipa::IntoParams;
 
 use super::accounts::{for_the_caller, object_body};
 use super::games::{whole_seconds, whole_seconds_schema, HEARTBEAT};
-use super::{game_id, Bearer};
+use super::{game_id, paging, Bearer};
 use crate::bus::Bus;
 use crate::dto::{
     GameView, HostedGame, HostedSeat, Inbox, NewHostedGame, NoticePage, SeatClaim, SeatOffer,
-    Status,
+    Status, TestClockAdvance, TestClockAdvanced,
 };
 use crate::error::{ApiError, Problem};
 use crate::limits::StreamGate;
 use crate::scopes::Scope;
-use crate::service::{parse_cursor, AccountUpdate, BusFeed, Parlour, MAX_WAIT_SECONDS};
+use crate::service::{
+    parse_cursor, AccountUpdate, BusFeed, InboxQuery as InboxAsked, Parlour, MAX_WAIT_SECONDS,
+};
 use crate::store::FeedCursor;
 
 const PROBLEM: &str = "application/problem+json";
@@ -44,7 +46,7 @@ pub(super) fn seat_number(raw: &str) -> Result<u8, ApiError> {
                 ("Cache-Control" = String, description = "`no-store`: the answer holds invitation codes"))),
         (status = 400, description = "Malformed body or seed", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 422, description = "Unknown game, wrong number of seats, bad options, an account named twice or not at all (`invalid-setup`)", content_type = PROBLEM),
+        (status = 422, description = "Unknown game, wrong number of seats, bad options, an account named twice or not at all (`invalid-setup`), or `test_clock` on a server not in sandbox mode (`sandbox-off`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering: nothing was created", content_type = PROBLEM),
     ))]
 #[post("/v1/me/games")]
@@ -74,27 +76,38 @@ pub struct InboxQuery {
     /// Only games of this catalogue id.
     #[param(example = "girl", max_length = 64, pattern = "^[a-z0-9_-]+$")]
     pub game: Option<String>,
+    /// A page's `next`: the finished games after it (and only those).
+    #[param(format = Uuid)]
+    pub cursor: Option<String>,
+    /// At most this many finished games (default 20; 1 to 100). The games not over are
+    /// always listed whole, on the first page.
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u64>,
 }
 
 /// List my games (the inbox)
 ///
 /// My games: those where I must act first, most urgent deadline first; then those where
-/// others must; then games waiting for players (and seats held for me); then finished ones.
-/// Each row says what is asked of me now and by when.
+/// others must; then games waiting for players (and seats held for me); then finished ones,
+/// newest first, `limit` at a time (follow `next`). Each row says what is asked of me now and
+/// by when. The games not over are read apart from the finished ones, so a long history
+/// costs nothing here.
 #[utoipa::path(tag = "tables", operation_id = "getMyGames",
     params(InboxQuery),
     security(("account_token" = ["games:read"])),
     responses(
         (status = 200, body = Inbox, description = "The account's games, most urgent first",
             headers(("Cache-Control" = String, description = "`no-store`"),
-                ("Vary" = String, description = "`Authorization`"))),
-        (status = 400, description = "Malformed query", content_type = PROBLEM),
+                ("Vary" = String, description = "`Authorization`"),
+                ("Link" = String, description = "`<…?cursor=…&limit=…>; rel=\"next\"` while there is a next page (its cursor is `next`)"))),
+        (status = 400, description = "Malformed query, `cursor` or `limit`", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/me/games")]
 pub async fn inbox(
     service: web::Data<Parlour>,
+    request: HttpRequest,
     bearer: Bearer,
     query: web::Query<InboxQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -116,10 +129,30 @@ pub async fn inbox(
             ));
         }
     }
+    let limit = paging::limit(query.limit, 20, 100)?;
+    let cursor = match query.cursor.as_deref() {
+        None => None,
+        Some(text) => Some(text.parse::<uuid::Uuid>().map_err(|_| {
+            ApiError::new(
+                Problem::MalformedRequest,
+                format!("`cursor` is the `next` of an earlier page, not {text:?}"),
+            )
+        })?),
+    };
     let inbox = service
-        .inbox(&caller, query.status, query.game.as_deref())
+        .inbox(
+            &caller,
+            InboxAsked {
+                status: query.status,
+                game: query.game.as_deref(),
+                cursor,
+                limit,
+            },
+        )
         .await?;
-    Ok(for_the_caller(&mut HttpResponse::Ok()).json(inbox))
+    let mut response = HttpResponse::Ok();
+    paging::link_next(&mut response, &request, inbox.next.as_deref());
+    Ok(for_the_caller(&mut response).json(inbox))
 }
 
 /// Claim a seat
@@ -256,6 +289,45 @@ pub async fn abort(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Advance a game's test clock
+///
+/// Only on a server started in sandbox mode, for a game created with `test_clock: true`:
+/// moves the game's time on by `seconds`, then records at once what that made due, through
+/// the same sweep, log entries (`table.test_clock_advanced`, `table.reminded`,
+/// `table.timed_out`), notices and webhooks (`deadline_near`, `timed_out`) as real time would.
+/// Only the host may. See `docs/sandbox.md`.
+#[utoipa::path(tag = "tables", operation_id = "advanceTestClock", request_body = TestClockAdvance,
+    params(("id" = String, Path, description = "Game id")),
+    security(("account_token" = ["games:host"])),
+    responses(
+        (status = 200, body = TestClockAdvanced, description = "The game's clock after the jump, and what it made due (already recorded)"),
+        (status = 400, description = "Malformed body, or `seconds` out of range (`malformed-request`)", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 403, description = "The caller is not the game's host (`not-host`)", content_type = PROBLEM),
+        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 409, description = "The game is not on a test clock (`no-test-clock`), was not created by an account (`seating-closed`), or is over (`not-your-move`)", content_type = PROBLEM),
+        (status = 422, description = "The server is not in sandbox mode (`sandbox-off`)", content_type = PROBLEM),
+        (status = 503, description = "The database is not answering", content_type = PROBLEM),
+    ))]
+#[post("/v1/games/{id}/test-clock/advance")]
+pub async fn advance_test_clock(
+    service: web::Data<Parlour>,
+    bearer: Bearer,
+    id: web::Path<String>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = service
+        .accounts()
+        .authenticate(bearer.0.as_deref(), Scope::GamesHost)
+        .await?;
+    let id = game_id(&id)?;
+    let request: TestClockAdvance = object_body(body.into_inner())?;
+    let advanced = service.advance_test_clock(&caller, id, request).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(advanced))
+}
+
 /// Resign
 ///
 /// Resigns the caller's seat: the game ends for everyone, with the result the game's rules
@@ -377,7 +449,13 @@ fn notice_wait() -> utoipa::openapi::Object {
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct NoticeQuery {
-    /// A notice id (or a page's `next`): the notices after it. Left out: from now on.
+    /// A page's `next` (or a notice id): the notices after it. Left out: from now on.
+    #[param(example = "0-1234", pattern = "^[0-9]{1,20}-[0-9]{1,20}$")]
+    pub cursor: Option<String>,
+    /// At most this many notices (default 100; 1 to 500).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<u64>,
+    /// The same as `cursor`, by its older name.
     #[param(example = "0-1234", pattern = "^[0-9]{1,20}-[0-9]{1,20}$")]
     pub after: Option<String>,
     /// Wait up to this many seconds (at most 60) for a notice when there is none yet.
@@ -388,21 +466,24 @@ pub struct NoticeQuery {
 
 /// Wait for my notices
 ///
-/// The long-poll twin of `GET /v1/me/stream`: the notices after `after`, waiting up to `wait`
-/// seconds for the first when there is none yet. Send the page's `next` as `after` next time.
+/// The long-poll twin of `GET /v1/me/stream`: the notices after `cursor`, waiting up to `wait`
+/// seconds for the first when there is none yet. Send the page's `next` as `cursor` next time:
+/// a feed has no last page, so `next` and the `Link` header are always there.
 #[utoipa::path(tag = "tables", operation_id = "getMyNotices",
     params(NoticeQuery),
     security(("account_token" = ["games:read"])),
     responses(
-        (status = 200, body = NoticePage, description = "The notices after `after`, oldest first (none if none came in time)",
-            headers(("Cache-Control" = String, description = "`no-store`"))),
-        (status = 400, description = "Malformed `after` or `wait`, or an `after` beyond the end of the feed", content_type = PROBLEM),
+        (status = 200, body = NoticePage, description = "The notices after `cursor`, oldest first (none if none came in time)",
+            headers(("Cache-Control" = String, description = "`no-store`"),
+                ("Link" = String, description = "`<…?cursor=…&limit=…>; rel=\"next\"`: the next page of the feed (its cursor is `next`)"))),
+        (status = 400, description = "Malformed `cursor`, `limit` or `wait`, or a `cursor` beyond the end of the feed", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/me/notices")]
 pub async fn notices(
     service: web::Data<Parlour>,
+    request: HttpRequest,
     bus: web::Data<Bus>,
     bearer: Bearer,
     query: web::Query<NoticeQuery>,
@@ -412,8 +493,9 @@ pub async fn notices(
         .authenticate(bearer.0.as_deref(), Scope::GamesRead)
         .await?;
     let query = query.into_inner();
-    let after = match &query.after {
-        Some(text) => Some(notice_id(text, "after")?),
+    let limit = paging::limit(query.limit, 100, 500)?;
+    let after = match paging::cursor(query.cursor.as_deref(), query.after.as_deref(), "after")? {
+        Some(text) => Some(notice_id(text, "cursor")?),
         None => None,
     };
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
@@ -423,7 +505,9 @@ pub async fn notices(
     };
     let page = service
         .into_inner()
-        .notices_after(&caller, after, feed, wait)
+        .notices_after(&caller, after, feed, wait, limit)
         .await?;
-    Ok(for_the_caller(&mut HttpResponse::Ok()).json(page))
+    let mut response = HttpResponse::Ok();
+    paging::link_next(&mut response, &request, Some(&page.next));
+    Ok(for_the_caller(&mut response).json(page))
 }

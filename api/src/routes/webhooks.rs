@@ -23,7 +23,13 @@ const PROBLEM: &str = "application/problem+json";
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct DeliveriesQuery {
-    /// The `next` of the page before; the newest deliveries when absent.
+    /// A page's `next`: the deliveries before it. Left out: the newest.
+    #[param(pattern = "^[1-9][0-9]{0,17}$")]
+    pub cursor: Option<String>,
+    /// At most this many (default 20; 1 to 100).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u64>,
+    /// The same as `cursor`, by its older name.
     #[param(pattern = "^[1-9][0-9]{0,17}$")]
     pub before: Option<String>,
 }
@@ -229,8 +235,9 @@ pub async fn test(
     params(("id" = Uuid, Path, description = "The webhook's id"), DeliveriesQuery),
     security(("account_token" = ["webhooks:manage"])),
     responses(
-        (status = 200, body = DeliveryPage, description = "A page of the delivery log"),
-        (status = 400, description = "A `before` that is no page's `next`", content_type = PROBLEM),
+        (status = 200, body = DeliveryPage, description = "A page of the delivery log",
+            headers(("Link" = String, description = "`<…?cursor=…&limit=…>; rel=\"next\"` while there is a next page (its cursor is `next`)"))),
+        (status = 400, description = "A `cursor` that is no page's `next`, or a bad `limit`", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
@@ -238,6 +245,7 @@ pub async fn test(
 #[get("/v1/webhooks/{id}/deliveries")]
 pub async fn deliveries(
     service: web::Data<Parlour>,
+    request: actix_web::HttpRequest,
     bearer: Bearer,
     id: web::Path<Uuid>,
     query: web::Query<DeliveriesQuery>,
@@ -246,11 +254,19 @@ pub async fn deliveries(
         .accounts()
         .authenticate(bearer.0.as_deref(), Scope::WebhooksManage)
         .await?;
+    let limit = super::paging::limit(
+        query.limit,
+        crate::service::webhooks::DELIVERY_PAGE as u64,
+        100,
+    )?;
+    let cursor = super::paging::cursor(query.cursor.as_deref(), query.before.as_deref(), "before")?;
     let page = service
         .webhooks()
-        .deliveries(&caller, id.into_inner(), query.before.as_deref())
+        .deliveries(&caller, id.into_inner(), cursor, limit)
         .await?;
-    Ok(for_the_caller(&mut HttpResponse::Ok()).json(page))
+    let mut response = HttpResponse::Ok();
+    super::paging::link_next(&mut response, &request, page.next.as_deref());
+    Ok(for_the_caller(&mut response).json(page))
 }
 
 /// Send a delivery again

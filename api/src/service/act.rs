@@ -96,9 +96,18 @@ impl Parlour {
                 // when its pace ran out (its search stopped well before), so that moment is
                 // its own, if it has come: never later than now, never before the entry it
                 // answers (the version is the one it decided from).
-                let now = self.now();
+                let now = self.game_now(&loaded.sitting);
                 let at = match mover {
-                    Mover::Bot { paced: Some(paced) } if paced <= now => paced,
+                    Mover::Bot { paced: Some(paced) } => {
+                        // The pace was counted in real time (`bots`), so in the game's.
+                        let paced =
+                            super::test_clock::shifted(paced, loaded.sitting.table.test_clock());
+                        if paced <= now {
+                            paced
+                        } else {
+                            now
+                        }
+                    }
                     _ => now,
                 };
                 let decision = match loaded.sitting.decide(

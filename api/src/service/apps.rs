@@ -241,7 +241,12 @@ impl<'a> Apps<'a> {
     }
 
     /// The apps holding a live token of the caller's account.
-    pub async fn list(&self, caller: &AccountCaller) -> Result<AppList> {
+    pub async fn list(
+        &self,
+        caller: &AccountCaller,
+        after: Option<&str>,
+        limit: u64,
+    ) -> Result<AppList> {
         caller.require(Scope::AccountManage)?;
         let mut apps: Vec<App> = Vec::new();
         // Oldest first, so each app's first token is the grant it is listed by.
@@ -262,7 +267,28 @@ impl<'a> Apps<'a> {
                 }),
             }
         }
-        Ok(AppList { apps })
+        // A page: the apps after the cursor's (its grant's time and name, so an app removed
+        // meanwhile does not move the others), `limit` of them.
+        let key = |app: &App| format!("{}.{}", app.granted_at.timestamp_micros(), app.client_id);
+        let unordered = |text: &str| {
+            let (micros, _) = text.split_once('.')?;
+            micros.parse::<i64>().ok()
+        };
+        if let Some(after) = after {
+            let Some(micros) = unordered(after) else {
+                return Err(ServiceError::BadRequest(format!(
+                    "`cursor` is the `next` of an earlier page, not {after:?}"
+                )));
+            };
+            let name = after.split_once('.').map_or("", |(_, name)| name);
+            apps.retain(|app| {
+                (app.granted_at.timestamp_micros(), app.client_id.as_str()) > (micros, name)
+            });
+        }
+        let more = apps.len() as u64 > limit;
+        apps.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        let next = apps.last().filter(|_| more).map(key);
+        Ok(AppList { apps, next })
     }
 
     /// Revokes every token the app holds for the caller's account.

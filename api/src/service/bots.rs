@@ -204,9 +204,14 @@ impl Parlour {
             return Ok(None);
         }
         let version = loaded.version;
+        let test_clock = sitting.table.test_clock();
         drop(guard);
         let entries = self.store.events(id, 0, Some(version)).await?;
-        let Some(answered) = entries.last().map(|entry| entry.at) else {
+        // The pace runs in real time: on a test clock, the entry's time less the jumps.
+        let Some(answered) = entries
+            .last()
+            .map(|entry| super::test_clock::unshifted(entry.at, test_clock))
+        else {
             return Ok(None);
         };
         // The game's own entries alone: the bots observe the game, not the table around it.

@@ -101,6 +101,7 @@ impl<'a> Checkpoints<'a> {
                     checkpoint: self.signed(row),
                 })
                 .collect(),
+            next: next_after.map(|position| position.to_string()),
             next_after,
         })
     }

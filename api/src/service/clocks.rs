@@ -115,7 +115,13 @@ impl Parlour {
             return;
         }
         let id = loaded.record.id;
-        let due = loaded.sitting.next_due().and_then(time_of);
+        // The note is in real time, which the sweeper goes by; a game on a test clock falls
+        // due that much earlier.
+        let due = loaded
+            .sitting
+            .next_due()
+            .and_then(time_of)
+            .map(|due| super::test_clock::unshifted(due, loaded.sitting.table.test_clock()));
         if let Err(error) = self.store.set_attention(id, due).await {
             tracing::warn!(game = %id, %error, "the clock's next look was not noted");
         }
@@ -186,13 +192,13 @@ impl Parlour {
 
     /// Records everything due on one game's clocks now, one commit per reminder or timeout.
     #[tracing::instrument(name = "clock_sweep", level = "debug", skip_all, fields(game = %id))]
-    async fn sweep_game(&self, id: Uuid, sweep: &mut Sweep) -> Result<()> {
+    pub(super) async fn sweep_game(&self, id: Uuid, sweep: &mut Sweep) -> Result<()> {
         let mut freshness = Freshness::AtHead;
         let mut recorded_any = false;
         loop {
             let recorded = self
                 .commit(id, freshness, |loaded, _| {
-                    let at = self.now();
+                    let at = self.game_now(&loaded.sitting);
                     let Some(due) = loaded.sitting.due(moment(at)).first().copied() else {
                         // After a record, its commit noted the clocks as they now stand.
                         return Ok(if recorded_any {

@@ -55,6 +55,19 @@ fn timeout_taken(seat: u8, next: Option<&StoredEvent>) -> TimeoutTaken {
     }
 }
 
+/// What `GET /v1/me/games` asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct InboxQuery<'a> {
+    /// Only games in this state.
+    pub status: Option<Status>,
+    /// Only games of this catalogue id.
+    pub game: Option<&'a str>,
+    /// The history after this finished game (a page's `next`): only finished games.
+    pub cursor: Option<Uuid>,
+    /// At most this many finished games.
+    pub limit: u64,
+}
+
 /// How many feed entries one catch-up read takes.
 const CATCH_UP: u64 = 500;
 
@@ -88,40 +101,106 @@ pub fn parse_cursor(text: &str) -> Option<FeedCursor> {
 impl Parlour {
     /// `GET /v1/me/games`: the account's games, what each asks of it now, most urgent first.
     /// `status` and `game` narrow the list.
-    pub async fn inbox(
-        &self,
-        caller: &AccountCaller,
-        status: Option<Status>,
-        game: Option<&str>,
-    ) -> Result<Inbox> {
-        let me = account_text(caller.account.id);
-        let mut rows = Vec::new();
-        for id in self.store.account_games(caller.account.id).await? {
-            let row = match self
-                .with_game(id, |loaded| {
-                    inbox_row(
-                        &loaded.record,
-                        &loaded.sitting,
-                        loaded.version,
-                        loaded.last.as_ref(),
-                        &me,
-                    )
-                })
-                .await
-            {
-                Ok(row) => row,
-                // A hint whose game was never stored (see `host_game`).
-                Err(ServiceError::GameNotFound(_)) => None,
-                Err(other) => return Err(other),
-            };
-            let Some(row) = row else { continue };
-            if status.is_some_and(|s| s != row.status) || game.is_some_and(|g| g != row.game) {
-                continue;
+    pub async fn inbox(&self, caller: &AccountCaller, query: InboxQuery<'_>) -> Result<Inbox> {
+        let account = caller.account.id;
+        let me = account_text(account);
+        let wanted = |row: &InboxGame| {
+            query.status.is_none_or(|s| s == row.status) && query.game.is_none_or(|g| g == row.game)
+        };
+        // The live part, whole and by urgency: the games not noted as over. Reading it never
+        // touches a finished game's row, so a long history costs active play nothing.
+        let mut games = Vec::new();
+        if query.cursor.is_none() && query.status != Some(Status::Finished) {
+            for id in self.store.live_account_games(account).await? {
+                let Some(row) = self.row_of(id, &me).await? else {
+                    continue;
+                };
+                if row.status == Status::Finished {
+                    // Its mark was lost (or it ended before marks were kept): made now, so
+                    // the history read next lists it, once.
+                    self.note_finished(id).await;
+                    continue;
+                }
+                if wanted(&row) {
+                    games.push(row);
+                }
             }
-            rows.push(row);
+            games.sort_by_key(urgency);
         }
-        rows.sort_by_key(urgency);
-        Ok(Inbox { games: rows })
+        // Then the history, newest first, a page at a time.
+        let mut next = None;
+        if query.status.is_none_or(|s| s == Status::Finished) {
+            // One row past the page says whether there is a next one.
+            let want = query.limit.saturating_add(1);
+            let mut before = query.cursor;
+            let mut history = Vec::new();
+            'pages: loop {
+                let ids = self
+                    .store
+                    .finished_account_games(account, before, want)
+                    .await?;
+                let full = ids.len() as u64 == want;
+                for id in &ids {
+                    before = Some(*id);
+                    let Some(row) = self.row_of(*id, &me).await? else {
+                        continue;
+                    };
+                    if wanted(&row) {
+                        history.push(row);
+                        if history.len() as u64 == want {
+                            break 'pages;
+                        }
+                    }
+                }
+                if !full {
+                    break;
+                }
+            }
+            if history.len() as u64 == want {
+                history.pop();
+                next = history.last().map(|row| row.id);
+            }
+            games.extend(history);
+        }
+        Ok(Inbox {
+            games,
+            next: next.map(|id| id.to_string()),
+        })
+    }
+
+    /// The account's inbox row in game `id`; `None` when the log does not place the account
+    /// there, or the game was never stored (a hint written before a creation that failed:
+    /// see `host_game`).
+    async fn row_of(&self, id: Uuid, me: &str) -> Result<Option<InboxGame>> {
+        let row = self
+            .with_game(id, |loaded| {
+                inbox_row(
+                    &loaded.record,
+                    &loaded.sitting,
+                    loaded.version,
+                    loaded.last.as_ref(),
+                    me,
+                )
+            })
+            .await;
+        match row {
+            Ok(row) => Ok(row),
+            Err(ServiceError::GameNotFound(_)) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Notes, after the commit that ended game `id`, that it leaves its players' live
+    /// inboxes for their history. Best effort: a mark lost to a crash is made by the inbox
+    /// itself when it next finds the game over.
+    pub(super) async fn note_finished(&self, id: Uuid) {
+        if let Err(error) = self
+            .store
+            .account_games_finished(id, self.clock.now())
+            .await
+        {
+            tracing::warn!(game = %id, %error, "the game's end was not noted for the inbox");
+        }
     }
 
     /// The account's inbox row for game `id` as it stood at `version`.
@@ -370,6 +449,7 @@ impl Parlour {
         after: Option<FeedCursor>,
         bus: BusFeed,
         wait: Duration,
+        limit: u64,
     ) -> Result<NoticePage> {
         let after = match after {
             Some(after) => after,
@@ -385,6 +465,8 @@ impl Parlour {
         if follower.hold.is_revoked() {
             return Err(Self::revoked_while_waiting());
         }
+        // Those past the limit are read again from the last one given.
+        notices.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         let next = match notices.last() {
             Some(last) => last.id.clone(),
             None => cursor_text(follower.sent),

@@ -345,6 +345,8 @@ impl Parlour {
                     seed: seed.clone(),
                     options: Some(options.clone()),
                     clock: request.clock,
+                    // A match's deals keep real time (a test clock is one game's).
+                    test_clock: false,
                 };
                 (Vec::new(), record, Some((caller, hosted)))
             }

@@ -154,6 +154,9 @@ pub enum ServiceError {
     /// This server sends no mail.
     #[error("this server sends no mail: its operator set no --smtp-url")]
     EmailOff,
+    /// This server was not started in sandbox mode: no game runs on a test clock.
+    #[error("this server has no test clocks: its operator did not start it with --sandbox")]
+    SandboxOff,
     /// An address cannot be kept like that.
     #[error("{0}")]
     BadEmailAddress(String),
@@ -286,6 +289,7 @@ mod revocations;
 mod seating;
 pub mod sign_in_links;
 mod table;
+pub mod test_clock;
 pub mod text;
 mod time_source;
 mod vacation;
@@ -301,7 +305,7 @@ pub use checkpoints::Checkpoints;
 pub use clocks::Sweep;
 pub use email::{EmailAddresses, EmailSettings};
 pub use housekeeping::Housekeeping;
-pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed};
+pub use inbox::{cursor_text, parse_cursor, AccountUpdate, BusFeed, InboxQuery};
 pub use passkeys::{Passkeys, RelyingParty};
 pub use preferences::Preferences;
 pub use push::PushSubscriptions;
@@ -387,6 +391,8 @@ pub struct Parlour {
     email_settings: EmailSettings,
     /// The server as a WebAuthn relying party, if passkeys are on.
     relying_party: RelyingParty,
+    /// Whether games may be created on a test clock (`--sandbox`; `test_clock`).
+    sandbox: bool,
 }
 
 /// Decides what durable work must follow a batch of entries once it is committed. The
@@ -707,6 +713,7 @@ impl Parlour {
             vacation_days: vacation::DEFAULT_VACATION_DAYS,
             webhook_settings: webhooks::WebhookSettings::default(),
             bot_pace: bots::DEFAULT_BOT_PACE,
+            sandbox: false,
             revocations: Arc::new(Revocations::default()),
             push_contact: DEFAULT_PUSH_CONTACT.to_string(),
             mailer: None,
@@ -750,6 +757,17 @@ impl Parlour {
         self.committer.counts()
     }
 
+    /// The same service letting accounts create games on a test clock, when `sandbox`.
+    pub fn with_sandbox(mut self, sandbox: bool) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// Whether games may be created on a test clock (`/readyz` says so).
+    pub fn sandbox(&self) -> bool {
+        self.sandbox
+    }
+
     /// The same service letting each bot move no sooner than `pace` after it began to think.
     pub fn with_bot_pace(mut self, pace: Duration) -> Self {
         self.bot_pace = pace;
@@ -778,6 +796,14 @@ impl Parlour {
     /// decision uses.
     pub(crate) fn now(&self) -> DateTime<Utc> {
         self.clock.recorded_now()
+    }
+
+    /// Now in the time of the game `sitting` is the table of: [`Parlour::now`], moved on by
+    /// as much as the game's host has advanced its test clock, if it is on one. Every entry
+    /// of the game and every judgment of its clocks uses it, so a test clock's game is
+    /// recorded, judged and audited exactly as if that much real time had passed.
+    pub(crate) fn game_now(&self, sitting: &Sitting) -> DateTime<Utc> {
+        test_clock::shifted(self.now(), sitting.table.test_clock())
     }
 
     /// The same service remembering idempotency keys for `lifetime` after their move.

@@ -165,9 +165,16 @@ impl Parlour {
         after: u64,
         limit: u64,
     ) -> Result<EventPage> {
-        let (engine, status, version, format) = self
+        let (engine, game, status, version, format) = self
             .with_game(id, |l| {
-                (l.engine, status_of(&l.sitting), l.version, l.record.chain)
+                let game = l.record.game.clone();
+                (
+                    l.engine,
+                    game,
+                    status_of(&l.sitting),
+                    l.version,
+                    l.record.chain,
+                )
             })
             .await?;
         let finished = status == Status::Finished;
@@ -200,9 +207,11 @@ impl Parlour {
         let next_after = events.last().map(|e| e.seq).filter(|seq| *seq < version);
         Ok(EventPage {
             id,
+            game,
             version,
             status,
             events,
+            next: next_after.map(|seq| seq.to_string()),
             next_after,
         })
     }
@@ -354,5 +363,6 @@ pub(super) fn game_view(
             .and_then(|seating| super::seating::seating_view(seating, &sitting.table)),
         clock: super::clocks::clock_view(sitting),
         deal_of: super::matches::deal_of(sitting),
+        test_clock: super::test_clock::view(sitting),
     }
 }

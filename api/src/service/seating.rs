@@ -233,6 +233,12 @@ impl Parlour {
         }
         // The clock is set before anyone may move; its clocks start when the game begins.
         table.extend(super::clocks::clock_entry(request.clock.as_ref())?);
+        if request.test_clock {
+            if !self.sandbox() {
+                return Err(ServiceError::SandboxOff);
+            }
+            table.push(TableEvent::TestClock {});
+        }
         let mut links = vec![host.id];
         links.extend(reserved);
         let founded = self

@@ -37,7 +37,7 @@ impl Parlour {
         // Table events are rare and must be judged on the whole log: always at its head.
         self.commit(id, Freshness::AtHead, |loaded, _| {
             check(loaded)?;
-            let at = self.now();
+            let at = self.game_now(&loaded.sitting);
             loaded.sitting.admit(&event, moment(at))?;
             let events = chain_events(
                 &loaded.record,

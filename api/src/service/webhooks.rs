@@ -534,24 +534,28 @@ impl<'a> Webhooks<'a> {
         caller: &AccountCaller,
         id: Uuid,
         before: Option<&str>,
+        limit: u64,
     ) -> Result<DeliveryPage> {
         self.own_webhook(caller, id).await?;
         let before = match before {
             None => None,
             Some(text) => Some(text.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
                 ServiceError::BadRequest(format!(
-                    "`before` is the `next` of an earlier page, not {text:?}"
+                    "`cursor` is the `next` of an earlier page, not {text:?}"
                 ))
             })?),
         };
         let messages = self
             .store
-            .messages_of(id, before, DELIVERY_PAGE as u64 + 1)
+            .messages_of(id, before, limit.saturating_add(1))
             .await?;
-        let more = messages.len() > DELIVERY_PAGE;
+        let more = messages.len() as u64 > limit;
         let mut deliveries = Vec::new();
         let mut last_seq = None;
-        for message in messages.into_iter().take(DELIVERY_PAGE) {
+        for message in messages
+            .into_iter()
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        {
             last_seq = Some(message.seq);
             deliveries.push(self.delivery_dto(message).await?);
         }

@@ -166,6 +166,7 @@ impl Parlour {
                         self.checkpoints()
                             .publish_ended(id, loaded.version, &loaded.head_hash)
                             .await;
+                        self.note_finished(id).await;
                     }
                     return Ok(Committed::Done(answer));
                 }

@@ -285,6 +285,10 @@ bounded! {
         read fn account(&self, id: Uuid) -> Option<AccountRecord>;
         write fn link_account_game(&self, account: Uuid, game: Uuid, at: DateTime<Utc>) -> ();
         read fn account_games(&self, account: Uuid) -> Vec<Uuid>;
+        read fn live_account_games(&self, account: Uuid) -> Vec<Uuid>;
+        read fn finished_account_games(&self, account: Uuid, before: Option<Uuid>,
+            limit: u64) -> Vec<Uuid>;
+        write fn account_games_finished(&self, game: Uuid, at: DateTime<Utc>) -> ();
         write fn create_sign_in_code(&self, code: &SignInCodeRecord) -> bool;
         write fn redeem_sign_in_code(&self, code_hash: &str,
             at: DateTime<Utc>, token: &AccountTokenRecord) -> Option<Uuid>;

@@ -552,6 +552,24 @@ pub trait AccountStore: Send + Sync {
     /// Every game noted for `account`, newest first.
     async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError>;
 
+    /// The games noted for `account` and not noted as finished, newest first: the inbox's
+    /// live part, which never reads a finished game's row.
+    async fn live_account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError>;
+
+    /// At most `limit` of the games noted for `account` as finished, created before game
+    /// `before` (any game when `None`), newest first: a page of the inbox's history.
+    async fn finished_account_games(
+        &self,
+        account: Uuid,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError>;
+
+    /// Notes that `game` ended at `at`, for every account that takes part in it.
+    /// Idempotent: a game noted finished keeps its first time.
+    async fn account_games_finished(&self, game: Uuid, at: DateTime<Utc>)
+        -> Result<(), StoreError>;
+
     /// Records a one-time sign-in code if the token that asks for it is still live: `false`
     /// when it was not.
     async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError>;

@@ -844,6 +844,46 @@ impl AccountStore for PostgresStore {
             .collect()
     }
 
+    async fn live_account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::LIVE_ACCOUNT_GAMES)
+            .bind(account)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| rows::Columns::uuid(row, "game_id"))
+            .collect()
+    }
+
+    async fn finished_account_games(
+        &self,
+        account: Uuid,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let rows = sqlx::query(rows::FINISHED_ACCOUNT_GAMES)
+            .bind(account)
+            .bind(before.unwrap_or(Uuid::max()))
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| rows::Columns::uuid(row, "game_id"))
+            .collect()
+    }
+
+    async fn account_games_finished(
+        &self,
+        game: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(rows::ACCOUNT_GAMES_FINISHED)
+            .bind(game)
+            .bind(at)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
         let done = sqlx::query(rows::INSERT_SIGN_IN_CODE)
             .bind(&code.code_hash)

@@ -151,6 +151,20 @@ pub const LINK_ACCOUNT_GAME: &str =
 pub const ACCOUNT_GAMES: &str =
     "SELECT game_id FROM account_games WHERE account_id = $1 ORDER BY game_id DESC";
 
+/// The games account `$1` takes part in that are not known to be over, newest first.
+pub const LIVE_ACCOUNT_GAMES: &str = "SELECT game_id FROM account_games \
+     WHERE account_id = $1 AND finished_at IS NULL ORDER BY game_id DESC";
+
+/// At most `$3` of the finished games of account `$1` created before game `$2` (its id is a
+/// UUIDv7), newest first.
+pub const FINISHED_ACCOUNT_GAMES: &str = "SELECT game_id FROM account_games \
+     WHERE account_id = $1 AND finished_at IS NOT NULL AND game_id < $2 \
+     ORDER BY game_id DESC LIMIT $3";
+
+/// Game `$1` ended at `$2`: every account's row of it leaves the live inbox.
+pub const ACCOUNT_GAMES_FINISHED: &str = "UPDATE account_games SET finished_at = $2 \
+     WHERE game_id = $1 AND finished_at IS NULL";
+
 /// When game `$1` next needs the clock sweeper: `$2`.
 pub const SET_ATTENTION: &str = "INSERT INTO game_attention (game_id, due_at) VALUES ($1, $2) \
      ON CONFLICT (game_id) DO UPDATE SET due_at = excluded.due_at";
