@@ -7,7 +7,7 @@ import { session } from "./session";
 
 export type Schemas = components["schemas"];
 export type GameView = Schemas["GameView"];
-export type GameEvent = Schemas["GameEvent"];
+export type GameEvent = Schemas["EventPage"]["events"][number];
 export type CatalogGame = Schemas["CatalogGame"];
 export type InboxGame = Schemas["InboxGame"];
 export type Problem = Schemas["Problem"];

@@ -133,9 +133,17 @@ export function approve(query: URLSearchParams): Promise<Authorization> {
   return call<Authorization>("POST", "/v1/oauth/authorizations", { body });
 }
 
-/** The apps the account let in. */
+/** The apps the account let in: every page of them, following `next`. */
 export async function apps(): Promise<App[]> {
-  return (await call<{ apps: App[] }>("GET", "/v1/me/apps")).apps;
+  const all: App[] = [];
+  let cursor: string | null = null;
+  do {
+    const path: string = cursor === null ? "/v1/me/apps" : `/v1/me/apps?cursor=${encodeURIComponent(cursor)}`;
+    const page: { apps: App[]; next?: string | null } = await call<{ apps: App[]; next?: string | null }>("GET", path);
+    all.push(...page.apps);
+    cursor = page.next ?? null;
+  } while (cursor !== null);
+  return all;
 }
 
 /** Signs an app out for good: every token it holds is revoked. */

@@ -72,6 +72,35 @@ test("each inbox row names the other players and whose move it is, and a finishe
   await shot(cy, "inbox-history");
 });
 
+test("the history shows a page of finished games, and a button shows the older ones, each once and newest first", async () => {
+  const eve = await join(browser, "Eve");
+  // More finished games than the first page holds (20 by default): each hosted against a bot
+  // and resigned at once.
+  for (let n = 0; n < 22; n++) {
+    const hosted = await asPlayer(eve, "POST", "/v1/me/games", { game: "british-birds", seats: [{ kind: "me" }, { kind: "bot", level: "steady" }] });
+    await asPlayer(eve, "POST", `/v1/games/${hosted.id}/resign`);
+  }
+  // The order the server gives, all on one page.
+  const all = (await asPlayer(eve, "GET", "/v1/me/games?status=finished&limit=100")).games.map((game) => game.id);
+  assert.equal(all.length, 22);
+  await eve.goto(`${BASE}/play`);
+  const rows = eve.locator(".history .inbox-row");
+  const older = eve.getByRole("button", { name: "Show older games" });
+  await older.waitFor();
+  assert.equal(await rows.count(), 20);
+  await older.click();
+  await eve.waitForFunction(() => document.querySelectorAll(".history .inbox-row").length === 22);
+  await older.waitFor({ state: "hidden" });
+  assert.deepEqual(await rows.evaluateAll((items) => items.map((item) => item.dataset.game)), all);
+  await eve.getByText("2 older games shown; that is all of them.").waitFor();
+  // A reload (on any notice) starts again from the first page, without doubling a row.
+  await eve.evaluate(() => window.dispatchEvent(new Event("parlour:notice")));
+  await older.waitFor();
+  assert.deepEqual(await rows.evaluateAll((items) => items.map((item) => item.dataset.game)), all.slice(0, 20));
+  assert.deepEqual(eve.errors, []);
+  await shot(eve, "inbox-history-older");
+});
+
 test("a bot fills an empty seat chosen in the lobby, and the game is played to the end against it", async () => {
   const ann = await join(browser, "Ann");
   await host(ann, { game: "british-birds", players: 2, seats: ["me", "bot:steady"] });

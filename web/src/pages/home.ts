@@ -161,6 +161,10 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
   }
   const list = h("ul", { class: "inbox", "aria-live": "polite" });
   const history = h("ul", { class: "inbox history" });
+  // The history comes a page at a time: this button reads the next one while there is one.
+  const older = h("button", { type: "button", class: "secondary", "data-older": true }, "Show older games");
+  const olderPlace = h("p", { hidden: true }, older);
+  const olderStatus = h("p", { class: "quiet", "aria-live": "polite" });
   const greeting = h("h1", null, "My games");
   const main = frame(
     root,
@@ -170,6 +174,8 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
     list,
     h("h2", null, "History"),
     history,
+    olderPlace,
+    olderStatus,
   );
   const reaching = h("p", { class: "notice", role: "status", "data-reaching": true });
   try {
@@ -195,18 +201,46 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
     }
     return;
   }
+  // Where the next page of the history starts (null: no more), and which load it belongs
+  // to: a reload starts from the first page again, and a page read for an earlier one is
+  // dropped rather than appended to the new list.
+  let next: string | null = null;
+  let generation = 0;
+  const showNext = (cursor: string | null | undefined) => {
+    next = cursor ?? null;
+    olderPlace.hidden = next === null;
+  };
+  older.addEventListener("click", () => void busy(older, olderStatus, async () => {
+    if (next === null) return;
+    const asked = generation;
+    const page = await ok(api.GET("/v1/me/games", { params: { query: { cursor: next } } }));
+    if (asked !== generation || signal.aborted) return;
+    // Rows come newest first across pages: append them in order, skipping any already shown.
+    const shown = new Set(Array.from(history.querySelectorAll<HTMLElement>(".inbox-row"), (li) => li.dataset.game));
+    const rows = page.games.filter((game) => game.status === "finished" && !shown.has(game.id)).map(row);
+    history.querySelector(":scope > .quiet")?.remove();
+    history.append(...rows);
+    showNext(page.next);
+    olderStatus.textContent = `${rows.length} older game${rows.length === 1 ? "" : "s"} shown${next === null ? "; that is all of them" : ""}.`;
+    // The button goes once the history is all shown: keep the keyboard near the new rows.
+    if (next === null) rows[0]?.querySelector<HTMLElement>("a")?.focus();
+  }));
   const load = async () => {
+    const ours = ++generation;
     try {
       const inbox = await ok(api.GET("/v1/me/games"));
+      if (ours !== generation) return;
       const mine = inbox.games.filter((game) => game.asked === "move" && game.status === "active");
       waitingFor(mine.map((game) => game.id));
       setTitle(mine.length > 0 ? "Your move — Parlour" : "My games — Parlour");
       const current = inbox.games.filter((game) => game.status !== "finished");
       const done = inbox.games.filter((game) => game.status === "finished");
       replace(list, current.length === 0 ? h("li", { class: "quiet" }, "No games in play: start one, or open an invitation link.") : current.map(row));
-      // Finished games move to the history, newest first, each with how it ended.
-      done.sort((a, b) => b.created_at.localeCompare(a.created_at));
+      // Finished games move to the history, newest first as the server lists them (a page
+      // at a time), each with how it ended.
       replace(history, done.length === 0 ? h("li", { class: "quiet" }, "No finished games yet.") : done.map(row));
+      olderStatus.replaceChildren();
+      showNext(inbox.next);
     } catch (error) {
       replace(list, h("li", null, errorBox(error)));
     }

@@ -29,8 +29,13 @@ export async function seriesPage(root: HTMLElement): Promise<void> {
   let ids: string[] = named ? named.split(",").filter(Boolean) : [];
   try {
     if (!named && session.token()) {
-      const inbox = await ok(api.GET("/v1/me/games", { params: { query: { game: "googly", status: "finished" } } }));
-      ids = inbox.games.filter((game) => !game.result || !("ended_by" in game.result)).map((game) => game.id);
+      // The finished matches come a page at a time: read them all, following `next`.
+      let cursor: string | undefined;
+      do {
+        const page = await ok(api.GET("/v1/me/games", { params: { query: { game: "googly", status: "finished", limit: 100, ...(cursor ? { cursor } : {}) } } }));
+        ids.push(...page.games.filter((game) => !game.result || !("ended_by" in game.result)).map((game) => game.id));
+        cursor = page.next ?? undefined;
+      } while (cursor);
     }
     if (ids.length === 0) {
       main.append(h("p", null, "No finished GOOGLY matches yet."));
