@@ -384,7 +384,7 @@ pub async fn events(
     let id = game_id(&id)?;
     let limit = paging::limit(query.limit, 100, 1000)?;
     let older = query.after.map(|after| after.to_string());
-    let cursor = paging::cursor(query.cursor.as_deref(), older.as_deref(), "after")?;
+    let cursor = paging::cursor(query.cursor.as_deref(), older.as_deref());
     let after = paging::position(cursor)?.unwrap_or(0);
     if after > MAX_SEQ {
         return Err(ApiError::new(

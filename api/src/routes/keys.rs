@@ -69,7 +69,7 @@ pub async fn checkpoints(
     query: web::Query<CheckpointsQuery>,
 ) -> Result<HttpResponse, crate::error::ApiError> {
     let older = query.after.map(|after| after.to_string());
-    let cursor = super::paging::cursor(query.cursor.as_deref(), older.as_deref(), "after")?;
+    let cursor = super::paging::cursor(query.cursor.as_deref(), older.as_deref());
     let after = super::paging::position(cursor)?.unwrap_or(0);
     let page = service.checkpoints().page(after, query.limit).await?;
     // The list only grows; a mirror polls it, so caches must not hold a page long.

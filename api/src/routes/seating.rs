@@ -494,7 +494,7 @@ pub async fn notices(
         .await?;
     let query = query.into_inner();
     let limit = paging::limit(query.limit, 100, 500)?;
-    let after = match paging::cursor(query.cursor.as_deref(), query.after.as_deref(), "after")? {
+    let after = match paging::cursor(query.cursor.as_deref(), query.after.as_deref()) {
         Some(text) => Some(notice_id(text, "cursor")?),
         None => None,
     };

@@ -259,7 +259,7 @@ pub async fn deliveries(
         crate::service::webhooks::DELIVERY_PAGE as u64,
         100,
     )?;
-    let cursor = super::paging::cursor(query.cursor.as_deref(), query.before.as_deref(), "before")?;
+    let cursor = super::paging::cursor(query.cursor.as_deref(), query.before.as_deref());
     let page = service
         .webhooks()
         .deliveries(&caller, id.into_inner(), cursor, limit)

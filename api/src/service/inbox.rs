@@ -160,6 +160,8 @@ impl Parlour {
                 history.pop();
                 next = history.last().map(|row| row.id);
             }
+            // A game that ended between the two reads was listed live: once is enough.
+            history.retain(|row| !games.iter().any(|live| live.id == row.id));
             games.extend(history);
         }
         Ok(Inbox {
