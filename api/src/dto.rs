@@ -1024,6 +1024,22 @@ pub struct TestClockAdvanced {
     pub version: u64,
 }
 
+/// A stream ticket: opens its stream once, within a minute, as the token that asked for it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StreamTicket {
+    /// The ticket, shown once: put it in the stream's URL as `?ticket=` (never a token).
+    #[schema(example = "stkt_5f0c8e2d9a4b7c1e3f6a8d0b2c4e6f8a1b3d5f7092c4e6a8b0d2f4a6c8e0b2d4")]
+    pub ticket: String,
+    /// Until when it opens its stream (60 seconds after it was made).
+    pub expires_at: DateTime<Utc>,
+    /// The stream's path with the ticket: what to hand to `new EventSource(…)`, after the
+    /// server's address.
+    #[schema(
+        example = "/v1/me/stream?ticket=stkt_5f0c8e2d9a4b7c1e3f6a8d0b2c4e6f8a1b3d5f7092c4e6a8b0d2f4a6c8e0b2d4"
+    )]
+    pub url: String,
+}
+
 /// An invitation to a seat: the code is the invitation, shown once to the host.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Invitation {

@@ -25,7 +25,7 @@ use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{
     AdditionalProperties, ArrayItems, ObjectBuilder, Schema, SchemaType, Type,
 };
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::RefOr;
 use utoipa::{Modify, OpenApi};
 
@@ -512,7 +512,7 @@ game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game s
 are of in `game`, the discriminator.\n\n\
 What changed in each version, and how a change that could break an app is announced (never \
 within `/v1/`), is in `docs/changelog.md`.",
-        version = "1.6.0",
+        version = "1.7.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(
@@ -605,6 +605,16 @@ impl Modify for SeatToken {
                     ))
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            "stream_ticket",
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description(
+                "ticket",
+                "A stream ticket (it begins with `stkt_`), from `POST /v1/games/{id}/stream/tickets` \
+                 or `POST /v1/me/stream/tickets`: it opens its one stream once, within a minute, \
+                 as the token that asked for it, for a browser's `EventSource`, which cannot send \
+                 `Authorization`. Send it or `Authorization`, not both.",
+            ))),
         );
     }
 }

@@ -30,9 +30,10 @@ pub const LOGGED_TARGET_CHARS: usize = 160;
 /// The target of the access log's lines.
 pub const ACCESS_TARGET: &str = "parlour::access";
 /// The query parameters whose values are credentials, never written to a log (compared
-/// without regard to case, once percent-decoded): the invitation link's code, and the names
-/// clients use for a bearer token in a URL.
-pub const CREDENTIAL_PARAMETERS: [&str; 4] = ["invitation", "code", "token", "access_token"];
+/// without regard to case, once percent-decoded): the invitation link's code, a stream ticket, and
+/// the names clients use for a bearer token in a URL.
+pub const CREDENTIAL_PARAMETERS: [&str; 5] =
+    ["invitation", "code", "token", "access_token", "ticket"];
 /// What a credential's value is written as.
 pub const REDACTED: &str = "[redacted]";
 
@@ -226,8 +227,8 @@ mod tests {
             "/play/games/abc?seat=1&invitation=[redacted]"
         );
         assert_eq!(
-            loggable_target("/x?code=signin_9&token=t&access_token=a&wait=60"),
-            "/x?code=[redacted]&token=[redacted]&access_token=[redacted]&wait=60"
+            loggable_target("/x?code=signin_9&token=t&access_token=a&wait=60&ticket=stkt_1"),
+            "/x?code=[redacted]&token=[redacted]&access_token=[redacted]&wait=60&ticket=[redacted]"
         );
     }
 

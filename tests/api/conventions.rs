@@ -18,7 +18,7 @@ use parlour::store::{
     SeatCredential, SignInCodeRecord, StoreError, StoredEvent, VacationRecord,
     WebhookMessageRecord, WebhookRecord, WebhookStore,
 };
-use parlour::store::{AppStore, OAuthCodeRecord};
+use parlour::store::{AppStore, OAuthCodeRecord, StreamTicketRecord, TicketStore};
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, NoticeStore, Purged};
 use parlour::store::{EmailSignInRecord, PasskeyRecord, SignInStore};
@@ -629,6 +629,27 @@ impl AppStore for HeldAppend {
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         self.inner.revoke_app(by, account, app, at).await
+    }
+}
+
+#[async_trait]
+impl TicketStore for HeldAppend {
+    async fn keep_stream_ticket(
+        &self,
+        ticket: &StreamTicketRecord,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.inner.keep_stream_ticket(ticket, now).await
+    }
+    async fn take_stream_ticket(
+        &self,
+        ticket_hash: &str,
+        stream: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<StreamTicketRecord>, StoreError> {
+        self.inner
+            .take_stream_ticket(ticket_hash, stream, now)
+            .await
     }
 }
 

@@ -267,15 +267,22 @@ async fn a_credential_in_a_query_never_reaches_the_log_though_the_route_does() {
             "access_token",
             "5ec12e7a11ce000000000000000000000000000000000000000000000000acce",
         ),
+        (
+            "ticket",
+            "stkt_5ec12e7a11ce00000000000000000000000000000000000000000000000071c7",
+        ),
     ];
     let client = Client::new();
     for (i, (name, secret)) in secrets.iter().enumerate() {
-        // The invitation's own link, and the other names on a route that reads no query.
+        // The invitation's own link, a ticket on the stream that reads it, and the other names
+        // on a route that reads no query.
         let url = if *name == "invitation" {
             format!(
                 "{}/play/games/{game}?seat=1&{name}={secret}",
                 server.address
             )
+        } else if *name == "ticket" {
+            format!("{}/v1/games/{game}/stream?{name}={secret}", server.address)
         } else {
             format!("{}/v1/games/{game}?{name}={secret}&wait=1", server.address)
         };
@@ -302,6 +309,8 @@ async fn a_credential_in_a_query_never_reaches_the_log_though_the_route_does() {
         // The web client's pages are one route: `/play` and whatever follows.
         let route = if *name == "invitation" {
             "/play{tail:.*}"
+        } else if *name == "ticket" {
+            "/v1/games/{id}/stream"
         } else {
             "/v1/games/{id}"
         };

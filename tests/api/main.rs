@@ -53,6 +53,7 @@ mod routes;
 mod sandbox;
 mod schemas;
 mod store;
+mod stream_tickets;
 mod strict_input;
 mod table_events;
 mod tables;

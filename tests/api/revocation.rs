@@ -16,17 +16,17 @@ use crate::helpers::TestApp;
 use crate::on_both_backends;
 
 /// What issue 35 promises: a revocation reaches every stream and long-poll within this.
-const WITHIN: Duration = Duration::from_secs(1);
+pub(crate) const WITHIN: Duration = Duration::from_secs(1);
 /// How long a test waits for what should come much sooner, before it fails.
-const GENEROUS: Duration = Duration::from_secs(20);
+pub(crate) const GENEROUS: Duration = Duration::from_secs(20);
 
 /// Ann's account, signed in on a laptop and a phone, plays Bea in a hosted game of GIRL.
-struct Table {
-    id: String,
-    laptop: String,
-    phone: String,
-    phone_id: String,
-    bea: String,
+pub(crate) struct Table {
+    pub id: String,
+    pub laptop: String,
+    pub phone: String,
+    pub phone_id: String,
+    pub bea: String,
 }
 
 async fn account(app: &TestApp, name: &str) -> String {
@@ -35,7 +35,7 @@ async fn account(app: &TestApp, name: &str) -> String {
     created["token"]["secret"].as_str().unwrap().to_string()
 }
 
-async fn a_table(app: &TestApp) -> Table {
+pub(crate) async fn a_table(app: &TestApp) -> Table {
     let laptop = account(app, "Ann").await;
     let bea = account(app, "Bea").await;
     let (status, phone) = app
@@ -69,7 +69,7 @@ async fn a_table(app: &TestApp) -> Table {
 }
 
 /// Revokes the phone's token with the laptop's, through `app`.
-async fn revoke_the_phone(app: &TestApp, table: &Table) {
+pub(crate) async fn revoke_the_phone(app: &TestApp, table: &Table) {
     let res = app
         .request(
             Method::DELETE,
@@ -82,7 +82,7 @@ async fn revoke_the_phone(app: &TestApp, table: &Table) {
 }
 
 /// Whoever is to act makes a move through `app` (Ann with her laptop's token).
-async fn someone_moves(app: &TestApp, table: &Table) -> u64 {
+pub(crate) async fn someone_moves(app: &TestApp, table: &Table) -> u64 {
     let public = app.view(&table.id, None).await;
     let seat = public["to_act"][0].as_u64().expect("someone to act");
     let token = if seat == 0 { &table.laptop } else { &table.bea };
@@ -108,7 +108,7 @@ async fn open(app: &TestApp, path: &str, token: &str) -> Response {
 
 /// Reads `stream` until the server ends it: everything it sent, and when it ended. Fails if
 /// it has not ended within `GENEROUS`.
-async fn read_to_the_end(stream: &mut Response) -> (String, Instant) {
+pub(crate) async fn read_to_the_end(stream: &mut Response) -> (String, Instant) {
     let mut sent = String::new();
     let read = tokio::time::timeout(GENEROUS, async {
         while let Ok(Some(chunk)) = stream.chunk().await {
@@ -121,7 +121,7 @@ async fn read_to_the_end(stream: &mut Response) -> (String, Instant) {
 }
 
 /// Reads `stream` until it has sent `wanted`; fails if that does not come within `GENEROUS`.
-async fn read_until(stream: &mut Response, wanted: &str) -> String {
+pub(crate) async fn read_until(stream: &mut Response, wanted: &str) -> String {
     let mut sent = String::new();
     let found = tokio::time::timeout(GENEROUS, async {
         while !sent.contains(wanted) {

@@ -21,7 +21,8 @@ let APP;
 
 /** The app's pages. `/` has a button that makes a PKCE verifier and its S256 challenge and a
  * state, keeps them in sessionStorage and sends the browser to Parlour's consent page;
- * `/callback` checks the state, exchanges the code, calls `GET /v1/me` and
+ * `/callback` checks the state, exchanges the code, calls `GET /v1/me`, follows the notices
+ * in an `EventSource` with a stream ticket (twice: the second is refused) and calls
  * `POST /v1/webhooks` (outside its scopes) with the token, and writes all it learned into
  * `#result` as JSON, setting `data-done` on the body when it has. */
 function appPage(path) {
@@ -89,6 +90,18 @@ try {
     const me = await fetch(PARLOUR + "/v1/me", { headers: bearer });
     result.me_status = me.status;
     result.me = await answer(me);
+    // An EventSource cannot send Authorization: the app trades its token for a stream
+    // ticket and opens the notices with that, once.
+    const asked = await fetch(PARLOUR + "/v1/me/stream/tickets", { method: "POST", headers: bearer });
+    result.ticket_status = asked.status;
+    result.ticket = await answer(asked);
+    const follow = (url) => new Promise((resolve) => {
+      const source = new EventSource(PARLOUR + url);
+      source.onopen = () => { source.close(); resolve("open"); };
+      source.onerror = () => { const state = source.readyState; source.close(); resolve(state === EventSource.CLOSED ? "refused" : "error"); };
+    });
+    result.stream = await follow(result.ticket.url);
+    result.stream_again = await follow(result.ticket.url);
     const hook = await fetch(PARLOUR + "/v1/webhooks", {
       method: "POST",
       headers: { ...bearer, "content-type": "application/json" },
@@ -212,6 +225,11 @@ test("an app the player allows gets a token for the account within its scopes, l
   const own = result.me.tokens.find((token) => token.current);
   assert.equal(own?.app, CLIENT_ID, JSON.stringify(result.me.tokens));
   assert.deepEqual([...(own?.scopes ?? [])].sort(), ["games:play", "games:read"]);
+  // Its EventSource follows the notices with a ticket, which opens them once only.
+  assert.equal(result.ticket_status, 201, JSON.stringify(result.ticket));
+  assert.match(result.ticket.url, /^\/v1\/me\/stream\?ticket=stkt_[0-9a-f]{64}$/);
+  assert.equal(result.stream, "open");
+  assert.equal(result.stream_again, "refused");
   // ...but not the webhooks, which it was not given.
   assert.equal(result.webhook_status, 403, JSON.stringify(result.webhook));
   assert.match(result.webhook_content_type ?? "", /^application\/problem\+json/);

@@ -8,12 +8,13 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
+use super::stream_tickets::{admit, client_of, Opener, StreamQuery};
 use super::{game_id, paging, Bearer};
 use crate::dto::{AuditReport, CreatedGame, EventPage, GameFile, GameView, NewGame, ScorecardBody};
 use crate::error::{ApiError, Problem};
 use crate::limits::StreamGate;
 use crate::scopes::Scope;
-use crate::service::{Move, Parlour, Update, MAX_WAIT_SECONDS};
+use crate::service::{Credential, Move, Parlour, TicketedStream, Update, MAX_WAIT_SECONDS};
 
 const PROBLEM: &str = "application/problem+json";
 
@@ -564,12 +565,13 @@ pub(super) const HEARTBEAT: Duration = Duration::from_secs(15);
 /// after the final view. Use it to be told at once when it is your turn.
 #[utoipa::path(tag = "games", operation_id = "streamGame",
     params(("id" = String, Path, description = "Game id")),
-    security((), ("seat_token" = []), ("account_token" = ["games:read"])),
+    security((), ("seat_token" = []), ("account_token" = ["games:read"]), ("stream_ticket" = [])),
     responses(
         (status = 200, description = "Server-sent events: `view` events (see `x-sse-events`) and keep-alive comments, until the view of the finished game",
             content_type = "text/event-stream", body = String,
             headers(("Cache-Control" = String, description = "`no-cache`"))),
-        (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
+        (status = 400, description = "Both a ticket and `Authorization` (`malformed-request`)", content_type = PROBLEM),
+        (status = 401, description = "Malformed Authorization header, unknown token, or a ticket unknown, spent, expired or for another stream", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
         (status = 404, description = "No such game", content_type = PROBLEM),
         (status = 429, description = "Too many requests (rate limit), or this token or client address has too many streams open (`too-many-streams`)", content_type = PROBLEM),
@@ -581,21 +583,36 @@ pub async fn stream(
     gate: web::Data<StreamGate>,
     id: web::Path<String>,
     bearer: Bearer,
+    query: web::Query<StreamQuery>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     use futures_util::StreamExt;
     let id = game_id(&id)?;
-    // Counted before any database work, so a flood of streams costs the server next to nothing.
-    // The peer address, not a forwarded-for header, which any client could set.
-    let client = req
-        .peer_addr()
-        .map(|addr| addr.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
-    let permit = gate.admit(bearer.0.as_deref(), client)?;
-    // Held for as long as the stream runs: revoking the account token ends it.
-    let (caller, hold) = service
-        .authenticate_holding(id, bearer.0.as_deref(), Scope::GamesRead)
-        .await?;
+    let client = client_of(&req);
+    let (permit, (caller, hold)) = match Opener::of(bearer, query.into_inner().ticket)? {
+        Opener::Bearer(token) => {
+            // Counted before any database work, so a flood of streams costs the server next
+            // to nothing.
+            let credential = token.as_deref().map(|t| Credential::presented(t, id));
+            let permit = admit(&gate, credential.as_ref(), client)?;
+            // Held for as long as the stream runs: revoking the account token ends it.
+            let held = service
+                .authenticate_holding(id, token.as_deref(), Scope::GamesRead)
+                .await?;
+            (permit, held)
+        }
+        Opener::Ticket(ticket) => {
+            let credential = service
+                .stream_tickets()
+                .redeem(TicketedStream::Game(id), &ticket)
+                .await?;
+            let permit = admit(&gate, Some(&credential), client)?;
+            let held = service
+                .authenticate_credential_holding(id, &credential, Scope::GamesRead)
+                .await?;
+            (permit, held)
+        }
+    };
     let updates = service
         .into_inner()
         .updates(id, caller, HEARTBEAT, hold)

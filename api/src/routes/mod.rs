@@ -18,6 +18,7 @@ pub mod play;
 pub mod push;
 pub mod seating;
 pub mod statistics;
+pub mod stream_tickets;
 pub mod vacation;
 pub mod webhooks;
 
@@ -81,6 +82,8 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(games::create)
         .service(games::show)
         .service(games::stream)
+        .service(stream_tickets::for_game)
+        .service(stream_tickets::for_notices)
         .service(games::act)
         .service(games::events)
         .service(games::state_at)

@@ -11,6 +11,7 @@ use utoipa::IntoParams;
 
 use super::accounts::{for_the_caller, object_body};
 use super::games::{whole_seconds, whole_seconds_schema, HEARTBEAT};
+use super::stream_tickets::{admit, client_of, NoticeStreamQuery, Opener};
 use super::{game_id, paging, Bearer};
 use crate::bus::Bus;
 use crate::dto::{
@@ -21,7 +22,8 @@ use crate::error::{ApiError, Problem};
 use crate::limits::StreamGate;
 use crate::scopes::Scope;
 use crate::service::{
-    parse_cursor, AccountUpdate, BusFeed, InboxQuery as InboxAsked, Parlour, MAX_WAIT_SECONDS,
+    parse_cursor, AccountUpdate, BusFeed, Credential, InboxQuery as InboxAsked, Parlour,
+    TicketedStream, MAX_WAIT_SECONDS,
 };
 use crate::store::FeedCursor;
 
@@ -375,13 +377,14 @@ fn notice_id(text: &str, what: &str) -> Result<FeedCursor, ApiError> {
 /// given exactly the events after it, nothing missed and nothing twice. A comment line every
 /// 15 s keeps the connection alive.
 #[utoipa::path(tag = "tables", operation_id = "streamMyNotices",
-    params(("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{1,20}-[0-9]{1,20}$", description = "The id of the last event received: the stream goes on just after it")),
-    security(("account_token" = ["games:read"])),
+    params(("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{1,20}-[0-9]{1,20}$", description = "The id of the last event received: the stream goes on just after it"), NoticeStreamQuery),
+    security(("account_token" = ["games:read"]), ("stream_ticket" = [])),
     responses(
         (status = 200, description = "`text/event-stream` of `event: notice` messages whose `data` is a Notice", content_type = "text/event-stream",
             headers(("Cache-Control" = String, description = "`no-store`"))),
-        (status = 400, description = "Malformed Last-Event-ID, or one beyond the end of the feed", content_type = PROBLEM),
-        (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
+        (status = 400, description = "Malformed Last-Event-ID, or one beyond the end of the feed, or both a ticket and `Authorization`", content_type = PROBLEM),
+        (status = 401, description = "No account token, an unknown or revoked one, a seat token, or a ticket unknown, spent, expired or for another stream", content_type = PROBLEM),
+        (status = 403, description = "The token does not hold `games:read` (`insufficient-scope`)", content_type = PROBLEM),
         (status = 429, description = "Too many requests, or this token or client address has too many streams open (`too-many-streams`)", content_type = PROBLEM),
         (status = 503, description = "The server holds all the streams it can (`at-capacity`), or the database is not answering", content_type = PROBLEM),
     ))]
@@ -391,26 +394,45 @@ pub async fn stream(
     bus: web::Data<Bus>,
     gate: web::Data<StreamGate>,
     bearer: Bearer,
+    query: web::Query<NoticeStreamQuery>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     use futures_util::StreamExt;
-    let client = req
-        .peer_addr()
-        .map(|addr| addr.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
-    let permit = gate.admit(bearer.0.as_deref(), client)?;
-    let caller = service
-        .accounts()
-        .authenticate(bearer.0.as_deref(), Scope::GamesRead)
-        .await?;
-    let after = match req.headers().get("last-event-id") {
-        None => None,
-        Some(value) => {
+    let client = client_of(&req);
+    let NoticeStreamQuery { ticket, cursor } = query.into_inner();
+    let (permit, caller) = match Opener::of(bearer, ticket)? {
+        Opener::Bearer(token) => {
+            let credential = token.as_deref().map(Credential::account);
+            let permit = admit(&gate, credential.as_ref(), client)?;
+            let caller = service
+                .accounts()
+                .authenticate(token.as_deref(), Scope::GamesRead)
+                .await?;
+            (permit, caller)
+        }
+        Opener::Ticket(ticket) => {
+            let credential = service
+                .stream_tickets()
+                .redeem(TicketedStream::Notices, &ticket)
+                .await?;
+            let permit = admit(&gate, Some(&credential), client)?;
+            let caller = service
+                .accounts()
+                .authenticate_hash(&credential.hash)
+                .await?;
+            caller.require(Scope::GamesRead)?;
+            (permit, caller)
+        }
+    };
+    let after = match (req.headers().get("last-event-id"), cursor) {
+        (None, None) => None,
+        (Some(value), _) => {
             let text = value.to_str().map_err(|_| {
                 ApiError::new(Problem::MalformedRequest, "Last-Event-ID must be ASCII")
             })?;
             Some(notice_id(text, "Last-Event-ID")?)
         }
+        (None, Some(cursor)) => Some(notice_id(&cursor, "cursor")?),
     };
     // Subscribed before the feed is read, so no commit falls between the two.
     let feed = BusFeed {

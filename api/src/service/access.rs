@@ -1,7 +1,9 @@
 //! Who is asking: seat tokens, checked against the store and cached, and account tokens,
 //! whose seat in a game its log says.
 
+use super::stream_tickets::{Credential, IssuedStreamTicket, TicketedStream};
 use super::*;
+use crate::store::TicketCredential;
 
 impl Parlour {
     /// Caches a token's seat. The cache is only a shortcut to the seats table, so when it is
@@ -39,6 +41,19 @@ impl Parlour {
         Ok((caller, account_token.map(|token| self.hold(token))))
     }
 
+    /// [`Parlour::authenticate_holding`] for a credential a stream ticket stood for.
+    pub async fn authenticate_credential_holding(
+        &self,
+        game: Uuid,
+        credential: &Credential,
+        scope: Scope,
+    ) -> Result<(Caller, Option<Hold>)> {
+        let (caller, account_token) = self
+            .authenticate_credential(game, credential, scope)
+            .await?;
+        Ok((caller, account_token.map(|token| self.hold(token))))
+    }
+
     /// The caller, and the id of the account token it came with (if it came with one).
     async fn authenticate_as(
         &self,
@@ -49,21 +64,32 @@ impl Parlour {
         let Some(token) = token else {
             return Ok((Caller::Spectator, None));
         };
-        if token.starts_with(ACCOUNT_TOKEN_PREFIX) {
-            // An account plays the seat the game's log sat it in; anywhere else it watches.
-            let caller = self.accounts().authenticate(Some(token), scope).await?;
-            let seat = match self.seat_of_account(game, caller.account.id).await? {
-                Some(seat) => Caller::Seat(seat),
-                None => Caller::Spectator,
-            };
-            return Ok((seat, Some(caller.token)));
-        }
-        // A match token opens its player's seat in every deal of the match: each deal keeps
-        // a credential derived from the token's hash and the deal's own id.
-        let hash = if token.starts_with(super::matches::MATCH_TOKEN_PREFIX) {
-            super::matches::deal_credential(&token_hash(token), game)
-        } else {
-            token_hash(token)
+        self.authenticate_credential(game, &Credential::presented(token, game), scope)
+            .await
+    }
+
+    /// The caller a credential makes of a game, and the id of its account token (if it is
+    /// one).
+    pub(super) async fn authenticate_credential(
+        &self,
+        game: Uuid,
+        credential: &Credential,
+        scope: Scope,
+    ) -> Result<(Caller, Option<Uuid>)> {
+        let hash = match credential.kind {
+            TicketCredential::Account => {
+                // An account plays the seat the game's log sat it in; anywhere else it
+                // watches.
+                let caller = self.accounts().authenticate_hash(&credential.hash).await?;
+                caller.require(scope)?;
+                let seat = match self.seat_of_account(game, caller.account.id).await? {
+                    Some(seat) => Caller::Seat(seat),
+                    None => Caller::Spectator,
+                };
+                return Ok((seat, Some(caller.token)));
+            }
+            // A seat's token, or a match token's credential for this deal.
+            TicketCredential::Seat => credential.hash.clone(),
         };
         let cached = self
             .tokens
@@ -86,5 +112,40 @@ impl Parlour {
             Some((id, _)) if id != game => Err(ServiceError::WrongGame),
             Some((_, seat)) => Ok((Caller::Seat(seat), None)),
         }
+    }
+
+    /// A ticket that opens `stream` once, for the token the request came with, which must be
+    /// able to open it now: a seat's (or a match's) token or an account token holding
+    /// `games:read` for a game's stream, an account token holding `games:read` for the
+    /// notices.
+    pub async fn issue_stream_ticket(
+        &self,
+        stream: TicketedStream,
+        token: Option<&str>,
+    ) -> Result<IssuedStreamTicket> {
+        let credential = match stream {
+            TicketedStream::Game(game) => {
+                let Some(token) = token else {
+                    return Err(ServiceError::Unauthorized(
+                        "a stream ticket stands for a token: send `Authorization: Bearer \
+                         <token>` (a spectator opens the stream without a ticket)",
+                    ));
+                };
+                let credential = Credential::presented(token, game);
+                self.authenticate_credential(game, &credential, Scope::GamesRead)
+                    .await?;
+                // An account that sits nowhere in the game watches it: the game must exist.
+                self.record_of(game).await?;
+                credential
+            }
+            TicketedStream::Notices => {
+                self.accounts()
+                    .authenticate(token, Scope::GamesRead)
+                    .await?;
+                // Checked just above to be an account token.
+                Credential::account(token.unwrap_or_default())
+            }
+        };
+        self.stream_tickets().issue(stream, &credential).await
     }
 }

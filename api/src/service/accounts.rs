@@ -184,7 +184,13 @@ impl<'a> Accounts<'a> {
                  opens only its seat's game)",
             ));
         }
-        match self.store.account_for_token(&token_hash(token)).await? {
+        self.authenticate_hash(&token_hash(token)).await
+    }
+
+    /// Checks an account token known by its hash (what a stream ticket keeps), whatever its
+    /// scopes: the account it opens, if it exists and is not revoked.
+    pub async fn authenticate_hash(&self, hash: &str) -> Result<AccountCaller> {
+        match self.store.account_for_token(hash).await? {
             Some((account, token)) => Ok(AccountCaller {
                 account,
                 token: token.id,

@@ -288,6 +288,7 @@ mod read;
 mod revocations;
 mod seating;
 pub mod sign_in_links;
+pub mod stream_tickets;
 mod table;
 pub mod test_clock;
 pub mod text;
@@ -312,6 +313,9 @@ pub use push::PushSubscriptions;
 pub use revocations::{Hold, Revocations, REVOCATION_CHECK};
 pub use seating::{SeatingRefusal, INVITATION_PREFIX};
 pub use sign_in_links::SignInLinks;
+pub use stream_tickets::{
+    Credential, IssuedStreamTicket, StreamTickets, TicketedStream, STREAM_TICKET_LIFETIME,
+};
 pub use table::IdleSweep;
 pub use time_source::{Clock, ManualClock, SystemClock};
 pub use vacation::DEFAULT_VACATION_DAYS;
@@ -612,6 +616,11 @@ impl Parlour {
     /// metadata name it.
     pub fn public_url(&self) -> &str {
         &self.email_settings.public_url
+    }
+
+    /// Stream tickets: made for a checked token, spent on one stream.
+    pub fn stream_tickets(&self) -> StreamTickets<'_> {
+        StreamTickets::new(&*self.store, &*self.clock)
     }
 
     /// Apps acting for players: OAuth codes, their exchange, the apps an account let in.

@@ -23,6 +23,7 @@ mod rows;
 mod sign_ins;
 mod snapshots;
 mod sqlite;
+mod tickets;
 mod webhooks;
 
 use std::time::Duration;
@@ -44,6 +45,7 @@ pub use postgres::PostgresStore;
 pub use sign_ins::{EmailSignInRecord, PasskeyRecord, SignInStore};
 pub use snapshots::{SnapshotRecord, SnapshotStore};
 pub use sqlite::SqliteStore;
+pub use tickets::{StreamTicketRecord, TicketCredential, TicketStore};
 pub use webhooks::{
     AttemptRecord, EndpointKind, MessageState, WebhookMessageRecord, WebhookRecord, WebhookStore,
 };
@@ -695,6 +697,7 @@ pub trait EventStore:
     + NoticeStore
     + SignInStore
     + AppStore
+    + TicketStore
 {
 }
 
@@ -714,6 +717,7 @@ impl<
             + NoticeStore
             + SignInStore
             + AppStore
+            + TicketStore
             + ?Sized,
     > EventStore for T
 {
