@@ -336,10 +336,13 @@ pub fn description(problem: Problem) -> &'static str {
              lists the moves it may make (`legal_actions`). Nothing was changed."
         }
         Problem::VersionMismatch => {
-            "`If-Match` names a version the game is no longer at: something was recorded since \
-             the view the move was decided from (another seat's move, a clock, the caller's \
-             other device). `current_version` says where the game is. Nothing was changed: \
-             look at the game again and decide again."
+            "`If-Match` names a version the game is no longer at, and what was recorded since \
+             the view the move was decided from changed what the seat could do (another seat's \
+             move that ended a trick, a clock's default move, the caller's other device). \
+             Others' moves in a simultaneous choice that left the seat's legal actions as they \
+             were do not count: such a move is judged at the current version. \
+             `current_version` says where the game is. Nothing was changed: look at the game \
+             again and decide again."
         }
         Problem::Conflict => {
             "Another write to the game was recorded at the same moment, and this one could not \

@@ -262,6 +262,93 @@ async fn a_stale_if_match_is_412(app: TestApp) {
     assert_eq!(res.status(), StatusCode::OK);
 }
 
+/// Sends `action` for `token`'s seat, decided from `version`.
+async fn move_decided_at(
+    app: &TestApp,
+    id: &str,
+    token: &str,
+    version: u64,
+    action: &Value,
+) -> reqwest::Response {
+    app.client
+        .post(format!("{}/v1/games/{id}/actions", app.address))
+        .bearer_auth(token)
+        .header("If-Match", format!("\"{version}\""))
+        .json(action)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// In GIRL's simultaneous lay, a lay decided before another seat laid still stands: nothing
+/// the seat could do changed. Once the last lay has revealed the trick, a move decided before
+/// it is stale.
+async fn an_if_match_overtaken_only_by_others_simultaneous_lays_still_holds(app: TestApp) {
+    let mut rng = ChaCha8Rng::seed_from_u64(39);
+    let (id, tokens) = app
+        .create_game("girl", 3, Some(&"39".repeat(32)), json!({}))
+        .await;
+    // Turn up until a heroine is exposed and all three are to lay at once.
+    loop {
+        let public = app.view(&id, None).await;
+        let to_act = public["to_act"].as_array().unwrap().clone();
+        if to_act.len() == 3 {
+            break;
+        }
+        let seat = to_act[0].as_u64().unwrap() as usize;
+        let mine = app.view(&id, Some(&tokens[seat])).await;
+        let action = instantiate(&mine["legal_actions"][0], &mut rng);
+        let (status, view) = app.act(&id, &tokens[seat], &action).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+    }
+    // All three look at the table at version v and decide.
+    let seen: Vec<Value> = {
+        let mut seen = Vec::new();
+        for token in &tokens {
+            seen.push(app.view(&id, Some(token)).await);
+        }
+        seen
+    };
+    let v = seen[0]["version"].as_u64().unwrap();
+    assert!(seen.iter().all(|view| view["version"] == json!(v)));
+    let lays: Vec<Value> = seen
+        .iter()
+        .map(|view| instantiate(&view["legal_actions"][0], &mut rng))
+        .collect();
+    // Bea lays first; Ann's lay, decided at v, is taken after it.
+    let bea = move_decided_at(&app, &id, &tokens[1], v, &lays[1]).await;
+    assert_eq!(bea.status(), StatusCode::OK);
+    let ann = move_decided_at(&app, &id, &tokens[0], v, &lays[0]).await;
+    assert_eq!(
+        ann.status(),
+        StatusCode::OK,
+        "{}",
+        ann.text().await.unwrap()
+    );
+    let after_ann = version(&app, &id).await;
+    assert!(after_ann > v + 1);
+    // Cat's lay, decided at v too, is the last: it reveals the trick.
+    let cat = move_decided_at(&app, &id, &tokens[2], v, &lays[2]).await;
+    assert_eq!(
+        cat.status(),
+        StatusCode::OK,
+        "{}",
+        cat.text().await.unwrap()
+    );
+    let revealed = version(&app, &id).await;
+    // Whoever is to act now could not do at v what she can now: v is stale for her.
+    let (to_act, _) = seats(&app, &id).await;
+    let mine = app.view(&id, Some(&tokens[to_act])).await;
+    let next = instantiate(&mine["legal_actions"][0], &mut rng);
+    let stale = move_decided_at(&app, &id, &tokens[to_act], v, &next).await;
+    let body = assert_problem(stale, StatusCode::PRECONDITION_FAILED, "version-mismatch").await;
+    assert_eq!(body["current_version"], json!(revealed));
+    assert_eq!(version(&app, &id).await, revealed);
+    // Decided again from where the game is, it is taken.
+    let fresh = move_decided_at(&app, &id, &tokens[to_act], revealed, &next).await;
+    assert_eq!(fresh.status(), StatusCode::OK);
+}
+
 async fn an_empty_if_match_names_no_version_and_a_malformed_one_is_400(app: TestApp) {
     let (id, tokens) = app.create_game("girl", 2, None, json!({})).await;
     let (to_act, _) = seats(&app, &id).await;
@@ -574,6 +661,7 @@ on_both_backends!(
     missing_games_are_404,
     moves_out_of_turn_are_409,
     a_stale_if_match_is_412,
+    an_if_match_overtaken_only_by_others_simultaneous_lays_still_holds,
     an_empty_if_match_names_no_version_and_a_malformed_one_is_400,
     forbidden_moves_are_422,
     bad_setups_are_422,
