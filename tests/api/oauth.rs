@@ -583,12 +583,60 @@ async fn every_operation_needs_exactly_the_scope_its_document_names(app: TestApp
     );
 }
 
+/// Five apps let in: read two at a time by the links, the list is all five, oldest grant
+/// first, each once.
+async fn the_apps_an_account_let_in_are_read_whole_a_page_at_a_time(app: TestApp) {
+    let ann = new_account(&app, "Ann").await;
+    let names = [
+        "one.example",
+        "two.example",
+        "three.example",
+        "four.example",
+        "five.example",
+    ];
+    for name in names {
+        let mut request = asking("games:read");
+        request["client_id"] = json!(name);
+        request["redirect_uri"] = json!(format!("https://{name}/callback"));
+        let (status, approved) = app
+            .post("/v1/oauth/authorizations", Some(&ann), &request)
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{approved}");
+        let code = approved["code"].as_str().unwrap().to_string();
+        let back = format!("https://{name}/callback");
+        let (status, granted) = exchange(
+            &app,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", &back),
+                ("client_id", name),
+                ("code_verifier", VERIFIER),
+            ],
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{granted}");
+    }
+    let pages = crate::paging::every_page(&app, "/v1/me/apps?limit=2", Some(&ann)).await;
+    assert_eq!(pages.len(), 3, "{pages:?}");
+    let listed: Vec<Value> = pages
+        .iter()
+        .flat_map(|page| page["apps"].as_array().unwrap().clone())
+        .collect();
+    let ids: Vec<&str> = listed
+        .iter()
+        .map(|app| app["client_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, names, "{listed:?}");
+}
+
 on_both_backends!(
     an_app_granted_some_scopes_acts_for_the_player_within_them_and_no_further,
     a_code_works_once_with_its_verifier_and_a_second_use_revokes_what_it_gave,
     a_player_grants_no_more_than_their_token_holds_and_a_bad_request_is_never_approved,
     revoking_an_apps_token_ends_the_stream_it_holds,
     every_operation_needs_exactly_the_scope_its_document_names,
+    the_apps_an_account_let_in_are_read_whole_a_page_at_a_time,
 );
 
 async fn a_code_is_worthless_after_ten_minutes(backend: Backend) {

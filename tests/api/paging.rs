@@ -34,7 +34,7 @@ async fn active_game(app: &TestApp, ann: &str, bea: &str) -> String {
 }
 
 /// Follows `path`'s `Link: rel="next"` headers to the end: every page's body.
-async fn every_page(app: &TestApp, path: &str, token: Option<&str>) -> Vec<Value> {
+pub(crate) async fn every_page(app: &TestApp, path: &str, token: Option<&str>) -> Vec<Value> {
     let mut pages = Vec::new();
     let mut next = Some(path.to_string());
     while let Some(path) = next.take() {

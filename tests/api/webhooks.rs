@@ -418,6 +418,35 @@ async fn every_event_type_arrives_signed_and_tells_only_what_the_account_may_see
     assert_eq!(first["state"], "delivered");
     assert_eq!(first["attempts"][0]["status"], json!(200));
     assert_eq!(first["attempts"][0]["response"], "answered 200");
+    // Read three at a time by its links, the delivery log is every message sent, once each,
+    // newest first.
+    let pages = crate::paging::every_page(
+        &h.app,
+        &format!("/v1/webhooks/{hook}/deliveries?limit=3"),
+        Some(&ann),
+    )
+    .await;
+    assert!(pages.len() > 2, "{} pages", pages.len());
+    let paged: Vec<Value> = pages
+        .iter()
+        .flat_map(|page| page["deliveries"].as_array().unwrap().clone())
+        .collect();
+    assert!(pages
+        .iter()
+        .all(|page| page["deliveries"].as_array().unwrap().len() <= 3));
+    let mut sent: Vec<&String> = received.iter().map(|r| &r.id).collect();
+    let mut listed: Vec<&str> = paged.iter().map(|d| d["id"].as_str().unwrap()).collect();
+    let times: Vec<chrono::DateTime<chrono::Utc>> = paged
+        .iter()
+        .map(|d| serde_json::from_value(d["created_at"].clone()).unwrap())
+        .collect();
+    assert!(times.windows(2).all(|pair| pair[0] >= pair[1]), "{times:?}");
+    sent.sort();
+    listed.sort_unstable();
+    assert_eq!(
+        listed,
+        sent.iter().map(|id| id.as_str()).collect::<Vec<_>>()
+    );
     // Bea registered nothing and is sent nothing; her game is told to Ann only.
     assert!(received
         .iter()
