@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, fresh_database, serve_with_clock, Backend, TestApp};
+use crate::helpers::{
+    assert_problem, fresh_database, serve_with_clock, spawn_app_with, Backend, TestApp,
+};
 use crate::on_both_backends;
 use crate::revocation::{
     a_table, read_to_the_end, read_until, revoke_the_phone, someone_moves, WITHIN,
@@ -250,6 +252,49 @@ on_both_backends!(
     of_two_instances_presented_one_ticket_at_once_only_one_opens_a_stream,
     a_ticket_is_made_only_for_a_token_that_could_open_the_stream,
 );
+
+/// A token's streams are counted together however they were opened: with its cap reached
+/// through `Authorization`, a ticket it asked for opens nothing more.
+async fn a_ticket_s_stream_counts_against_its_token_s_cap(backend: Backend) {
+    let (url, guard) = fresh_database(backend).await;
+    let settings = parlour::startup::Settings {
+        rate_limits: parlour::http::rate_limit::RateLimitSettings::off(),
+        streams: parlour::limits::StreamLimits {
+            per_token: 1,
+            per_client: 100,
+            total: 100,
+        },
+        ..parlour::startup::Settings::default()
+    };
+    let app = spawn_app_with(&url, guard, settings).await;
+    let table = a_table(&app).await;
+    let path = format!("/v1/games/{}/stream", table.id);
+    let laptops = ticket(&app, &path, &table.laptop).await;
+    let open = app
+        .client
+        .get(format!("{}{path}", app.address))
+        .bearer_auth(&table.laptop)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(open.status(), StatusCode::OK);
+    let refused = open_with(&app, &path, &laptops).await;
+    assert_problem(refused, StatusCode::TOO_MANY_REQUESTS, "too-many-streams").await;
+    // Another token's ticket is counted against its own.
+    let beas = ticket(&app, &path, &table.bea).await;
+    assert_eq!(open_with(&app, &path, &beas).await.status(), StatusCode::OK);
+    drop(open);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_s_stream_counts_against_its_token_s_cap_on_sqlite() {
+    a_ticket_s_stream_counts_against_its_token_s_cap(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_s_stream_counts_against_its_token_s_cap_on_postgres() {
+    a_ticket_s_stream_counts_against_its_token_s_cap(Backend::Postgres).await;
+}
 
 async fn a_ticket_is_worthless_a_minute_after_it_was_made(backend: Backend) {
     let (url, _guard) = fresh_database(backend).await;
