@@ -35,6 +35,7 @@ use crate::scopes::Scope;
 use crate::wire::{described_games, reference};
 
 mod per_game;
+pub mod problem_examples;
 
 pub use crate::wire::{AnyAction, EventData};
 pub use per_game::{
@@ -70,11 +71,11 @@ pub fn spec() -> Value {
     }
     // utoipa's document is plain data with string keys, which always serialises.
     let document = serde_json::to_value(document).unwrap_or(Value::Null);
-    with_generator_friendly_unions(with_unique_titles(with_scopes(with_webhooks(
-        with_account_links(with_create_links(without_null_parameters(
-            closed_seat_plans(with_published_schemas(document)),
-        ))),
-    ))))
+    problem_examples::with_problem_examples(with_generator_friendly_unions(with_unique_titles(
+        with_scopes(with_webhooks(with_account_links(with_create_links(
+            without_null_parameters(closed_seat_plans(with_published_schemas(document))),
+        )))),
+    )))
 }
 
 /// Two shapes of union that mean what they say but that code generators misread, rewritten to
@@ -898,6 +899,45 @@ impl Modify for Examples {
             };
             if let Some(content) = content {
                 content.example = Some(example);
+            }
+        }
+        captured_operations(openapi);
+    }
+}
+
+/// A real request and answer of every operation that takes or answers JSON, kept by
+/// `tests/api/operation_examples.rs` (which calls each operation and fails when one has
+/// none): `{operationId: {request?, status, response}}`.
+const OPERATIONS: &str = include_str!("../../openapi/examples/operations.json");
+
+/// Gives each operation its captured request and answer, where it has no example of its own
+/// from `EXAMPLES` (a game's own answers say more than a generic capture).
+fn captured_operations(openapi: &mut utoipa::openapi::OpenApi) {
+    let Ok(Value::Object(captured)) = serde_json::from_str::<Value>(OPERATIONS) else {
+        return;
+    };
+    for (operation_id, example) in captured {
+        let Some(operation) = operation_mut(openapi, &operation_id) else {
+            continue;
+        };
+        if let Some(request) = example.get("request") {
+            let body = operation
+                .request_body
+                .as_mut()
+                .and_then(|body| body.content.get_mut("application/json"));
+            if let Some(content) = body {
+                content.example.get_or_insert_with(|| request.clone());
+            }
+        }
+        let (Some(status), Some(response)) = (
+            example.get("status").and_then(Value::as_str),
+            example.get("response"),
+        ) else {
+            continue;
+        };
+        if let Some(RefOr::T(answer)) = operation.responses.responses.get_mut(status) {
+            if let Some(content) = answer.content.get_mut("application/json") {
+                content.example.get_or_insert_with(|| response.clone());
             }
         }
     }

@@ -172,13 +172,22 @@ fn truncated(value: &Value) -> String {
     }
 }
 
-/// Every `$ref` in `value`.
+/// Every `$ref` in `value`, but none inside an example's value: an example is an answer, and a
+/// schema the server answers with (`getCatalogGameSchemas`) refers within itself.
 fn refs(value: &Value, found: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, value) in map {
                 match (key.as_str(), value) {
                     ("$ref", Value::String(target)) => found.push(target.clone()),
+                    ("example", _) => {}
+                    ("examples", Value::Object(examples)) => {
+                        for example in examples.values() {
+                            if let Some(Value::String(target)) = example.get("$ref") {
+                                found.push(target.clone());
+                            }
+                        }
+                    }
                     _ => refs(value, found),
                 }
             }
@@ -196,6 +205,14 @@ fn reachable_components(doc: &Value) -> BTreeSet<String> {
     // The messages sent to registered endpoints (OpenAPI 3.1 `webhooks`).
     refs(&doc["webhooks"], &mut pending);
     while let Some(target) = pending.pop() {
+        // An error answer's example (`every_error_answer_has_an_example_…` checks those).
+        if let Some(example) = target.strip_prefix("#/components/examples/") {
+            assert!(
+                doc["components"]["examples"].get(example).is_some(),
+                "{target} points at nothing"
+            );
+            continue;
+        }
         let name = target
             .strip_prefix("#/components/schemas/")
             .unwrap_or_else(|| panic!("a reference outside the schemas: {target}"))
@@ -562,6 +579,120 @@ fn every_example_fits_its_schema() {
         }
         schemas.check(&pointer, "the example", &example);
     }
+}
+
+/// Every error answer in the document shows what it looks like: at least one example, each
+/// the answer of a problem of the response's own status, and every problem has one, a real
+/// answer of the server (`openapi/examples/problems.json`, kept by
+/// `problem_examples::every_problem_example_in_the_document_is_an_answer_the_server_gave`)
+/// that fits the problem schema.
+#[test]
+fn every_error_answer_has_an_example_of_each_problem_it_can_carry() {
+    use parlour::error::Problem;
+    use parlour::openapi::problem_examples::{component, fits};
+    let doc = document();
+    let mut schemas = Schemas::new(doc.clone());
+    let components = doc["components"]["examples"]
+        .as_object()
+        .expect("the document's examples")
+        .clone();
+    for problem in Problem::ALL {
+        let name = component(*problem);
+        let answer = &components
+            .get(&name)
+            .unwrap_or_else(|| panic!("no example of {}", problem.code()))["value"];
+        assert_eq!(answer["type"], format!("/problems/{}", problem.code()));
+        assert_eq!(answer["status"], problem.status().as_u16());
+        assert_eq!(answer["title"], problem.title());
+        schemas.check("#/components/schemas/Problem", &name, answer);
+    }
+    let mut responses = 0;
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("a path item") {
+            let Some(answers) = operation.get("responses").and_then(Value::as_object) else {
+                continue;
+            };
+            for (status, response) in answers {
+                if !(status.starts_with('4') || status.starts_with('5')) {
+                    continue;
+                }
+                responses += 1;
+                let place = format!("{method} {path} {status}");
+                let examples = response["content"]["application/problem+json"]["examples"]
+                    .as_object()
+                    .unwrap_or_else(|| panic!("{place} has no example"));
+                assert!(!examples.is_empty(), "{place} has no example");
+                for (code, example) in examples {
+                    let answer = match example.get("$ref").and_then(Value::as_str) {
+                        Some(to) => {
+                            let name = to.strip_prefix("#/components/examples/").unwrap();
+                            &components[name]["value"]
+                        }
+                        None => &example["value"],
+                    };
+                    let problem = Problem::from_code(code)
+                        .unwrap_or_else(|| panic!("{place}: {code} is no problem"));
+                    assert!(fits(problem, status), "{place} cannot answer {code}");
+                    assert_eq!(answer["type"], format!("/problems/{code}"), "{place}");
+                    schemas.check("#/components/schemas/Problem", &place, answer);
+                }
+            }
+        }
+    }
+    assert!(responses > 500, "only {responses} error responses");
+}
+
+/// The integrators' table of errors names every problem, each in the row of its status.
+#[test]
+fn the_integrators_table_of_errors_names_every_problem_under_its_status() {
+    use parlour::error::Problem;
+    let guide = include_str!("../../docs/integrators.md");
+    let section = guide
+        .split("## Errors")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("the Errors section");
+    for problem in Problem::ALL {
+        let code = format!("`{}`", problem.code());
+        let status = problem.status().as_u16().to_string();
+        let row = section
+            .lines()
+            .find(|line| line.starts_with("| ") && line.contains(&code))
+            .unwrap_or_else(|| panic!("the table of errors does not name {code}"));
+        let statuses = row.split('|').nth(1).unwrap_or_default();
+        assert!(
+            statuses.contains(&status),
+            "{code} is in the row of {statuses}, not {status}"
+        );
+    }
+}
+
+/// Every operation that answers JSON shows a real answer, and every one that takes a JSON body
+/// a real request (`openapi/examples/operations.json`, kept by
+/// `operation_examples::every_operation_s_example_in_the_document_is_an_answer_the_server_gave`);
+/// `every_example_fits_its_schema` holds each to its schema.
+#[test]
+fn every_operation_shows_a_real_request_and_answer() {
+    let doc = document();
+    let mut missing = Vec::new();
+    for (path, method, operation) in operations(&doc) {
+        let place = format!("{method} {path}");
+        let answers = operation["responses"].as_object().expect("responses");
+        let json_answers: Vec<&Value> = answers
+            .iter()
+            .filter(|(status, _)| status.starts_with('2'))
+            .filter_map(|(_, answer)| answer.pointer("/content/application~1json"))
+            .collect();
+        if !json_answers.is_empty() && !json_answers.iter().any(|c| c.get("example").is_some()) {
+            missing.push(format!("{place}: no answer"));
+        }
+        if let Some(body) = operation.pointer("/requestBody/content/application~1json") {
+            if body.get("example").is_none() {
+                missing.push(format!("{place}: no request"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "without a real example: {missing:#?}");
 }
 
 #[test]

@@ -24,7 +24,7 @@ use crate::webhooks::{
 
 /// One mail the sink accepted.
 #[derive(Debug, Clone)]
-struct Sunk {
+pub(crate) struct Sunk {
     /// The envelope's recipients.
     to: Vec<String>,
     /// The message as sent.
@@ -42,7 +42,7 @@ impl Sunk {
         self.parsed().subject().unwrap_or_default().to_string()
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.parsed().body_text(0).unwrap_or_default().to_string()
     }
 
@@ -50,7 +50,7 @@ impl Sunk {
         self.parsed().body_html(0).unwrap_or_default().to_string()
     }
 
-    fn header(&self, name: &str) -> Option<String> {
+    pub(crate) fn header(&self, name: &str) -> Option<String> {
         self.parsed()
             .header_raw(name)
             .map(|value| value.trim().to_string())
@@ -68,14 +68,14 @@ impl Sunk {
 
 /// An SMTP server keeping what it is sent.
 #[derive(Default)]
-struct Sink {
+pub(crate) struct Sink {
     /// Replies to give a recipient's `RCPT TO`, in turn, before the usual 250.
     replies: Mutex<HashMap<String, VecDeque<&'static str>>>,
     mails: Mutex<Vec<Sunk>>,
 }
 
 impl Sink {
-    fn to(&self, address: &str) -> Vec<Sunk> {
+    pub(crate) fn to(&self, address: &str) -> Vec<Sunk> {
         self.mails
             .lock()
             .unwrap()
@@ -96,7 +96,7 @@ impl Sink {
 }
 
 /// An SMTP sink on a random loopback port, and its `smtp://` URL.
-async fn sink() -> (Arc<Sink>, String) {
+pub(crate) async fn sink() -> (Arc<Sink>, String) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("smtp://127.0.0.1:{}", listener.local_addr().unwrap().port());
     let sink = Arc::new(Sink::default());

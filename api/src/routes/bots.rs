@@ -28,7 +28,7 @@ const PROBLEM: &str = "application/problem+json";
         (status = 400, description = "Malformed body", content_type = PROBLEM),
         (status = 401, description = "An unknown token", content_type = PROBLEM),
         (status = 403, description = "Neither the seat's player nor the host filling an empty seat (`not-your-seat`, `not-host`), or a token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`) or seat (`not-found`)", content_type = PROBLEM),
         (status = 409, description = "A bot already plays the seat (`bot-seat`), or the game is over (`not-your-move`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
@@ -63,7 +63,7 @@ pub async fn hand_over(
         (status = 200, body = GameView, description = "Taken back: the game as the seat sees it"),
         (status = 401, description = "An unknown token", content_type = PROBLEM),
         (status = 403, description = "Not the seat's player (`not-your-seat`), or a token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`) or seat (`not-found`)", content_type = PROBLEM),
         (status = 409, description = "No bot plays the seat, or it has been a bot's from the start (`bot-seat`), or the game is over (`not-your-move`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]

@@ -34,7 +34,7 @@ pub async fn list(service: web::Data<Parlour>) -> HttpResponse {
     params(("game" = String, Path, example = "girl", description = "A game id, e.g. `girl`")),
     responses(
         (status = 200, body = CatalogGame, description = "The game's entry and its cards"),
-        (status = 404, description = "No such game in the catalogue", content_type = "application/problem+json"),
+        (status = 404, description = "No such game in the catalogue (`not-found`)", content_type = "application/problem+json"),
     ))]
 #[get("/v1/catalog/{game}")]
 pub async fn show(
@@ -61,7 +61,7 @@ pub async fn show(
     params(("game" = String, Path, example = "girl", description = "A game id, e.g. `girl`")),
     responses(
         (status = 200, body = GameSchemas, description = "The game's JSON Schemas (the same as this document's `<Game>…` components)"),
-        (status = 404, description = "No such game in the catalogue", content_type = "application/problem+json"),
+        (status = 404, description = "No such game in the catalogue (`not-found`)", content_type = "application/problem+json"),
     ))]
 #[get("/v1/catalog/{game}/schemas")]
 pub async fn game_schemas(game: web::Path<String>) -> Result<HttpResponse, ApiError> {

@@ -91,7 +91,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
         (status = 200, body = EmailAddress, description = "Changed"),
         (status = 400, description = "Malformed body", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such address", content_type = PROBLEM),
+        (status = 404, description = "The account has no such address (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[patch("/v1/me/email-addresses/{id}")]
@@ -122,7 +122,7 @@ pub async fn change(
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such address", content_type = PROBLEM),
+        (status = 404, description = "The account has no such address (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[delete("/v1/me/email-addresses/{id}")]

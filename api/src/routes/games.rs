@@ -127,7 +127,7 @@ fn view_response(view: GameView) -> HttpResponse {
             headers(("Location" = String, description = "The game: `/v1/games/{id}`"),
                 ("ETag" = String, description = "The game's version, quoted: send it as `If-Match` with the first move"))),
         (status = 400, description = "Malformed body or seed, or a name with control characters", content_type = PROBLEM),
-        (status = 422, description = "Unknown game, wrong number of players or bad options", content_type = PROBLEM),
+        (status = 422, description = "Unknown game (`unknown-game`), or the wrong number of players or bad options (`invalid-setup`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering: nothing was created", content_type = PROBLEM),
     ))]
 #[post("/v1/games")]
@@ -209,7 +209,7 @@ pub(super) fn whole_seconds<'de, D: serde::Deserializer<'de>>(
         (status = 400, description = "Malformed If-None-Match or `wait`", content_type = PROBLEM),
         (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}")]
@@ -283,10 +283,10 @@ pub async fn show(
         (status = 400, description = "Malformed body, If-Match or Idempotency-Key, or not a move of this game", content_type = PROBLEM),
         (status = 401, description = "Missing, malformed or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 409, description = "Not this seat's move, the game is over, its log is full (`log-full`), another move was recorded at the same time (`conflict`), or a request with the same Idempotency-Key is still in flight", content_type = PROBLEM),
         (status = 412, description = "If-Match is not the current version (`current_version` says which is)", content_type = PROBLEM),
-        (status = 422, description = "The rules forbid the move (`rule` says which rule), or the Idempotency-Key was used for another move", content_type = PROBLEM),
+        (status = 422, description = "The rules forbid the move (`rule-violation`: `rule` says which rule), or the Idempotency-Key was used for another move (`idempotency-key-reused`)", content_type = PROBLEM),
         (status = 428, description = "The server requires If-Match on moves (`--require-preconditions`) and the request has none", content_type = PROBLEM),
         (status = 503, description = "The database is not answering; with `\"outcome\": \"unknown\"` the move may have been recorded: retry with the same Idempotency-Key", content_type = PROBLEM),
     ))]
@@ -371,7 +371,7 @@ pub struct EventsQuery {
         (status = 400, description = "Bad paging parameters", content_type = PROBLEM),
         (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/events")]
@@ -427,7 +427,7 @@ pub struct StateQuery {
         (status = 400, description = "`at` missing or beyond the last event", content_type = PROBLEM),
         (status = 401, description = "Malformed Authorization header or unknown token", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/state")]
@@ -452,7 +452,7 @@ pub async fn state_at(
     params(("id" = String, Path, description = "Game id")),
     responses(
         (status = 200, body = AuditReport, description = "What the checks found"),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/audit")]
@@ -474,8 +474,8 @@ pub async fn audit(
     responses(
         (status = 200, body = GameFile, description = "The finished game as one file",
             headers(("Content-Disposition" = String, description = "`attachment; filename=\"parlour-<id>.json\"`"))),
-        (status = 404, description = "No such game", content_type = PROBLEM),
-        (status = 409, description = "The game is still being played", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
+        (status = 409, description = "The game is still being played (`game-in-progress`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/file")]
@@ -503,7 +503,7 @@ pub async fn file(
     responses(
         (status = 200, description = "JSON; or the text alone when Accept asks for `text/plain` and not JSON",
             content((ScorecardBody = "application/json"), (String = "text/plain"))),
-        (status = 404, description = "No such game, or the game keeps no score-sheet", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`), or the game keeps no score-sheet (`no-such-document`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/scorecard")]
@@ -541,7 +541,7 @@ pub async fn scorecard(
     params(("id" = String, Path, description = "Game id"), ("format" = String, Path, example = "cricsheet", description = "Export name, e.g. `cricsheet`")),
     responses(
         (status = 200, description = "The export", body = Object),
-        (status = 404, description = "No such game or export", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`) or export (`no-such-document`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/games/{id}/exports/{format}")]
@@ -573,7 +573,7 @@ pub(super) const HEARTBEAT: Duration = Duration::from_secs(15);
         (status = 400, description = "Both a ticket and `Authorization` (`malformed-request`)", content_type = PROBLEM),
         (status = 401, description = "Malformed Authorization header, unknown token, or a ticket unknown, spent, expired or for another stream", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 429, description = "Too many requests (rate limit), or this token or client address has too many streams open (`too-many-streams`)", content_type = PROBLEM),
         (status = 503, description = "The server holds all the streams it can (`at-capacity`), or the database is not answering", content_type = PROBLEM),
     ))]

@@ -69,7 +69,7 @@ pub async fn create(
     params(("id" = String, Path, description = "Match id")),
     responses(
         (status = 200, body = MatchView, description = "The match"),
-        (status = 404, description = "No such match", content_type = PROBLEM),
+        (status = 404, description = "No such match (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/matches/{id}")]
@@ -92,7 +92,7 @@ pub async fn show(
     params(("id" = String, Path, description = "Match id")),
     responses(
         (status = 200, body = MatchAudit, description = "What the checks found"),
-        (status = 404, description = "No such match", content_type = PROBLEM),
+        (status = 404, description = "No such match (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/matches/{id}/audit")]

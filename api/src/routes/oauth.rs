@@ -173,7 +173,7 @@ pub struct AppsQuery {
     responses(
         (status = 204, description = "Removed: its tokens are revoked"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "No app of this name holds a live token of the account", content_type = PROBLEM),
+        (status = 404, description = "No app of this name holds a live token of the account (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[delete("/v1/me/apps/{client_id}")]

@@ -111,7 +111,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
     responses(
         (status = 204, description = "Removed"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such passkey", content_type = PROBLEM),
+        (status = 404, description = "The account has no such passkey (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[delete("/v1/me/passkeys/{id}")]

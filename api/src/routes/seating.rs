@@ -170,7 +170,7 @@ pub async fn inbox(
         (status = 400, description = "Malformed body", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 403, description = "The seat is not offered to this account: held for another, withdrawn, or the code is wrong (`not-invited`)", content_type = PROBLEM),
-        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`) or seat (`not-found`)", content_type = PROBLEM),
         (status = 409, description = "The seat is taken, or the account already plays another seat (`seat-taken`); the game was not created by an account, or is over (`seating-closed`, `not-your-move`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
@@ -207,7 +207,7 @@ pub async fn claim(
         (status = 400, description = "Malformed body", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 403, description = "The caller is not the game's host (`not-host`)", content_type = PROBLEM),
-        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`) or seat (`not-found`)", content_type = PROBLEM),
         (status = 409, description = "The seat is taken (`seat-taken`), or the game has begun or was not created by an account (`seating-closed`)", content_type = PROBLEM),
         (status = 422, description = "An account that does not exist, or `me` (`invalid-setup`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
@@ -241,7 +241,7 @@ pub async fn offer(
         (status = 204, description = "Withdrawn"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 403, description = "The caller is not the game's host (`not-host`), or the seat has no offer to withdraw (`not-invited`)", content_type = PROBLEM),
-        (status = 404, description = "No such game or seat", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`) or seat (`not-found`)", content_type = PROBLEM),
         (status = 409, description = "The seat is taken (`seat-taken`), or the game has begun or was not created by an account (`seating-closed`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
@@ -272,7 +272,7 @@ pub async fn withdraw(
         (status = 204, description = "Aborted"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 403, description = "The caller is not the game's host (`not-host`)", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 409, description = "Every seat is taken, so the game has begun (`seating-closed`), or the game was not created by an account (`seating-closed`), or it is over (`not-your-move`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
@@ -306,7 +306,7 @@ pub async fn abort(
         (status = 400, description = "Malformed body, or `seconds` out of range (`malformed-request`)", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
         (status = 403, description = "The caller is not the game's host (`not-host`)", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 409, description = "The game is not on a test clock (`no-test-clock`), was not created by an account (`seating-closed`), or is over (`not-your-move`)", content_type = PROBLEM),
         (status = 422, description = "The server is not in sandbox mode (`sandbox-off`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
@@ -341,7 +341,7 @@ pub async fn advance_test_clock(
         (status = 200, body = GameView, description = "Resigned: the finished game as the seat sees it"),
         (status = 401, description = "No token, or one that holds no seat of this game", content_type = PROBLEM),
         (status = 403, description = "Token of another game", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 409, description = "The game is over (`not-your-move`), or still waiting for players (`seating-closed`: its host aborts it instead)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]

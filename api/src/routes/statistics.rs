@@ -29,8 +29,8 @@ pub struct StatisticsQuery {
     responses(
         (status = 200, description = "The statistics", body = Object),
         (status = 400, description = "No game ids, or too many", content_type = "application/problem+json"),
-        (status = 404, description = "No such game, or it keeps no statistics", content_type = "application/problem+json"),
-        (status = 422, description = "A game is unfinished, of another kind, or listed twice", content_type = "application/problem+json"),
+        (status = 404, description = "No such game in the catalogue, or it keeps no statistics (`not-found`), or no game has a listed id (`game-not-found`)", content_type = "application/problem+json"),
+        (status = 422, description = "A game is unfinished, of another kind, or listed twice (`invalid-selection`)", content_type = "application/problem+json"),
         (status = 503, description = "The database is not answering", content_type = "application/problem+json"),
     ))]
 #[get("/v1/statistics/{game}")]

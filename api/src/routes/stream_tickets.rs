@@ -102,7 +102,7 @@ fn answer(issued: IssuedStreamTicket) -> HttpResponse {
             headers(("Cache-Control" = String, description = "`no-store`"))),
         (status = 401, description = "No token (a spectator needs no ticket), or an unknown or revoked one", content_type = PROBLEM),
         (status = 403, description = "A seat token of another game (`wrong-game`), or an account token without `games:read` (`insufficient-scope`)", content_type = PROBLEM),
-        (status = 404, description = "No such game", content_type = PROBLEM),
+        (status = 404, description = "No such game (`game-not-found`)", content_type = PROBLEM),
         (status = 429, description = "Too many requests", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]

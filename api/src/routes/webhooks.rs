@@ -93,7 +93,7 @@ pub async fn list(service: web::Data<Parlour>, bearer: Bearer) -> Result<HttpRes
     responses(
         (status = 200, body = Webhook, description = "The endpoint"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/webhooks/{id}")]
@@ -122,7 +122,7 @@ pub async fn show(
         (status = 200, body = Webhook, description = "The endpoint as it is now"),
         (status = 400, description = "Malformed body or an unknown event type", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook (`not-found`)", content_type = PROBLEM),
         (status = 422, description = "A URL or event set that cannot be used (`invalid-webhook`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
@@ -154,7 +154,7 @@ pub async fn update(
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[delete("/v1/webhooks/{id}")]
@@ -181,7 +181,7 @@ pub async fn remove(
     responses(
         (status = 200, body = WebhookWithSecret, description = "The endpoint and its new secret"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[post("/v1/webhooks/{id}/rotate-secret")]
@@ -210,7 +210,7 @@ pub async fn rotate(
     responses(
         (status = 202, body = Delivery, description = "The ping, to be sent at once"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[post("/v1/webhooks/{id}/test")]
@@ -239,7 +239,7 @@ pub async fn test(
             headers(("Link" = String, description = "`<…?cursor=…&limit=…>; rel=\"next\"` while there is a next page (its cursor is `next`)"))),
         (status = 400, description = "A `cursor` that is no page's `next`, or a bad `limit`", content_type = PROBLEM),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such webhook", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[get("/v1/webhooks/{id}/deliveries")]
@@ -281,7 +281,7 @@ pub async fn deliveries(
     responses(
         (status = 202, body = Delivery, description = "The message, due again now"),
         (status = 401, description = "No account token, an unknown or revoked one, or a seat token", content_type = PROBLEM),
-        (status = 404, description = "The account has no such webhook, or it no such message", content_type = PROBLEM),
+        (status = 404, description = "The account has no such webhook, or it has no such message (`not-found`)", content_type = PROBLEM),
         (status = 503, description = "The database is not answering", content_type = PROBLEM),
     ))]
 #[post("/v1/webhooks/{id}/deliveries/{delivery}/retry")]
