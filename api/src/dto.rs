@@ -687,6 +687,12 @@ pub struct ProblemDetails {
     /// `version-mismatch`: the game's version now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_version: Option<u64>,
+    /// `invalid-text`: which text, e.g. `players[1].name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// `insufficient-scope`: the scope the operation needs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// `log-full`: how many events a game's log may hold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,

@@ -111,6 +111,10 @@ pub fn with_problem_examples(mut document: Value) -> Value {
             }
         }
     }
+    // Only the examples some response refers to: an unreferenced component is an error to the
+    // document's validators.
+    let referred = serde_json::to_string(&document["paths"]).unwrap_or_default();
+    components.retain(|name, _| referred.contains(&format!("\"#/components/examples/{name}\"")));
     if let Some(Value::Object(root)) = document.get_mut("components") {
         root.insert("examples".into(), Value::Object(components));
     }
