@@ -77,6 +77,10 @@ def walk(node, path):
             if any("const" in m for m in members[:-1]):
                 found.append(f"{path}/{key}")
         for key, value in node.items():
+            # An example is an answer, not a schema the generator reads (the catalogue's
+            # schemas answer holds JSON Schemas of its own).
+            if key in ("example", "examples"):
+                continue
             walk(value, f"{path}/{key}")
     elif isinstance(node, list):
         for index, value in enumerate(node):
