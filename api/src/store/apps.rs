@@ -248,23 +248,18 @@ macro_rules! app_store {
     };
 }
 
-/// Postgres binds an id as a `UUID`.
-fn pg_id(id: Uuid) -> Uuid {
-    id
-}
-
-/// Postgres binds a time as a `TIMESTAMPTZ`.
-fn pg_time(at: &DateTime<Utc>) -> DateTime<Utc> {
-    *at
-}
-
-/// SQLite keeps an id as its text.
-fn sqlite_id(id: Uuid) -> String {
-    id.to_string()
-}
-
-app_store!(PostgresStore, pg_id, pg_time, super::postgres::bind_token);
-app_store!(SqliteStore, sqlite_id, time_text, super::sqlite::bind_token);
+app_store!(
+    PostgresStore,
+    rows::pg_id,
+    rows::pg_time,
+    super::postgres::bind_token
+);
+app_store!(
+    SqliteStore,
+    rows::sqlite_id,
+    time_text,
+    super::sqlite::bind_token
+);
 
 bounded! {
     impl AppStore {

@@ -19,10 +19,9 @@ use uuid::Uuid;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AccountRecord, AccountStore, AccountTokenRecord, Append, Attention, ClockStore, Committed,
-    EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
-    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord,
-    StoreError, StoredEvent, VacationRecord,
+    Append, Committed, EventStore, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove,
+    LeaderStore, Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential,
+    StoreError, StoredEvent,
 };
 
 /// How long the store waits for the database.
@@ -270,44 +269,6 @@ bounded! {
                 limit: self.limit,
             }) as Box<dyn Leadership>
         }))
-    }
-}
-
-bounded! {
-    impl AccountStore {
-        write fn create_account(&self, account: &AccountRecord, token: &AccountTokenRecord) -> ();
-        read fn account_for_token(&self, token_hash: &str) -> Option<(AccountRecord, AccountTokenRecord)>;
-        read fn account_tokens(&self, account: Uuid) -> Vec<AccountTokenRecord>;
-        write fn mint_account_token(&self, by: Uuid, token: &AccountTokenRecord) -> bool;
-        write fn revoke_account_token(&self, by: Uuid, account: Uuid, token: Uuid,
-            at: DateTime<Utc>) -> bool;
-        read fn live_account_tokens(&self, tokens: &[Uuid]) -> Vec<Uuid>;
-        read fn account(&self, id: Uuid) -> Option<AccountRecord>;
-        write fn link_account_game(&self, account: Uuid, game: Uuid, at: DateTime<Utc>) -> ();
-        read fn account_games(&self, account: Uuid) -> Vec<Uuid>;
-        read fn live_account_games(&self, account: Uuid) -> Vec<Uuid>;
-        read fn finished_account_games(&self, account: Uuid, before: Option<Uuid>,
-            limit: u64) -> Vec<Uuid>;
-        write fn account_games_finished(&self, game: Uuid, at: DateTime<Utc>) -> ();
-        write fn create_sign_in_code(&self, code: &SignInCodeRecord) -> bool;
-        write fn redeem_sign_in_code(&self, code_hash: &str,
-            at: DateTime<Utc>, token: &AccountTokenRecord) -> Option<Uuid>;
-    }
-}
-
-bounded! {
-    impl ClockStore {
-        write fn set_attention(&self, game: Uuid, due: Option<DateTime<Utc>>) -> ();
-        read fn attention_due(&self,
-            before: DateTime<Utc>, after: Uuid, limit: u64) -> Vec<Attention>;
-        write fn clear_attention_read(&self, note: &Attention) -> bool;
-        read fn clocked_games(&self, after: Uuid, limit: u64) -> Vec<Uuid>;
-        write fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> ();
-        write fn begin_vacation(&self, account: Uuid, vacation: &VacationRecord) -> bool;
-        read fn vacations(&self, account: Uuid, since: DateTime<Utc>) -> Vec<VacationRecord>;
-        write fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> bool;
-        read fn idle_games(&self,
-            before: DateTime<Utc>, after: Uuid, limit: u64) -> Vec<(Uuid, u64)>;
     }
 }
 

@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use super::rows;
 use super::{time_text, Deadline, EventStore, PostgresStore, SqliteStore, StoreError};
 
 /// What a purge deletes: everything of each kind from before its cutoff.
@@ -67,37 +68,30 @@ fn limit(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-#[async_trait]
-impl HousekeepingStore for SqliteStore {
-    async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
-        let mut purged = [0; 3];
-        for (n, (sql, before)) in statements(cutoffs).into_iter().enumerate() {
-            purged[n] = sqlx::query(sql)
-                .bind(time_text(&before))
-                .bind(limit(count))
-                .execute(&self.pool)
-                .await?
-                .rows_affected();
+/// The one body of [`HousekeepingStore`] for a backend: `$id` and `$time` turn a `Uuid` and a time
+/// into what the backend binds.
+macro_rules! housekeeping_store {
+    ($store:ty, $id:path, $time:path) => {
+        #[async_trait]
+        impl HousekeepingStore for $store {
+            async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
+                let mut purged = [0; 3];
+                for (n, (sql, before)) in statements(cutoffs).into_iter().enumerate() {
+                    purged[n] = sqlx::query(sql)
+                        .bind($time(&before))
+                        .bind(limit(count))
+                        .execute(&self.pool)
+                        .await?
+                        .rows_affected();
+                }
+                Ok(Purged::from(purged))
+            }
         }
-        Ok(Purged::from(purged))
-    }
+    };
 }
 
-#[async_trait]
-impl HousekeepingStore for PostgresStore {
-    async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
-        let mut purged = [0; 3];
-        for (n, (sql, before)) in statements(cutoffs).into_iter().enumerate() {
-            purged[n] = sqlx::query(sql)
-                .bind(before)
-                .bind(limit(count))
-                .execute(&self.pool)
-                .await?
-                .rows_affected();
-        }
-        Ok(Purged::from(purged))
-    }
-}
+housekeeping_store!(PostgresStore, rows::pg_id, rows::pg_time);
+housekeeping_store!(SqliteStore, rows::sqlite_id, time_text);
 
 bounded! {
     impl HousekeepingStore {

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::rows::Columns;
+use super::rows::{self, Columns};
 use super::{conflict_or, SqliteStore, StoreError};
 use super::{parse_json, stored_json, time_text, Deadline, EventStore, PostgresStore};
 
@@ -49,51 +49,37 @@ fn match_from_row(row: &impl Columns) -> Result<MatchRow, StoreError> {
     })
 }
 
-#[async_trait]
-impl MatchStore for PostgresStore {
-    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
-        sqlx::query(INSERT_MATCH)
-            .bind(row.id)
-            .bind(&row.game)
-            .bind(stored_json(&row.record))
-            .bind(row.created_at)
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(())
-    }
+/// The one body of [`MatchStore`] for a backend: `$id` and `$time` turn a `Uuid` and a time
+/// into what the backend binds.
+macro_rules! match_store {
+    ($store:ty, $id:path, $time:path) => {
+        #[async_trait]
+        impl MatchStore for $store {
+            async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
+                sqlx::query(INSERT_MATCH)
+                    .bind($id(row.id))
+                    .bind(&row.game)
+                    .bind(stored_json(&row.record))
+                    .bind($time(&row.created_at))
+                    .execute(&self.pool)
+                    .await
+                    .map_err(conflict_or)?;
+                Ok(())
+            }
 
-    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
-        let row = sqlx::query(MATCH)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(match_from_row).transpose()
-    }
+            async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
+                let row = sqlx::query(MATCH)
+                    .bind($id(id))
+                    .fetch_optional(&self.pool)
+                    .await?;
+                row.as_ref().map(match_from_row).transpose()
+            }
+        }
+    };
 }
 
-#[async_trait]
-impl MatchStore for SqliteStore {
-    async fn create_match(&self, row: &MatchRow) -> Result<(), StoreError> {
-        sqlx::query(INSERT_MATCH)
-            .bind(row.id.to_string())
-            .bind(&row.game)
-            .bind(stored_json(&row.record))
-            .bind(time_text(&row.created_at))
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(())
-    }
-
-    async fn match_row(&self, id: Uuid) -> Result<Option<MatchRow>, StoreError> {
-        let row = sqlx::query(MATCH)
-            .bind(id.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(match_from_row).transpose()
-    }
-}
+match_store!(PostgresStore, rows::pg_id, rows::pg_time);
+match_store!(SqliteStore, rows::sqlite_id, time_text);
 
 bounded! {
     impl MatchStore {

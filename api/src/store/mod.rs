@@ -12,8 +12,10 @@
 
 #[macro_use]
 mod bounded;
+mod accounts;
 mod apps;
 mod checkpoints;
+mod clocks;
 mod deadline;
 mod housekeeping;
 mod matches;
@@ -35,8 +37,10 @@ use serde_json::Value;
 use uuid::Uuid;
 
 pub use crate::ledger::{time_text, GameRecord, StoredEvent};
+pub use accounts::AccountStore;
 pub use apps::{AppStore, OAuthCodeRecord};
 pub use checkpoints::{CheckpointRecord, CheckpointStore};
+pub use clocks::ClockStore;
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
 pub use matches::{MatchRow, MatchStore};
@@ -491,102 +495,6 @@ pub trait Leadership: Send {
     async fn still_leading(&mut self) -> bool;
 }
 
-/// Accounts and their named tokens: mutable rows, read on every request that carries an
-/// account token, so that a revoked token is refused at once by every instance.
-#[async_trait]
-pub trait AccountStore: Send + Sync {
-    /// Records a new account with its first token, both or neither.
-    async fn create_account(
-        &self,
-        account: &AccountRecord,
-        token: &AccountTokenRecord,
-    ) -> Result<(), StoreError>;
-
-    /// The account a token hash opens, and that token, if the token exists and has not been
-    /// revoked.
-    async fn account_for_token(
-        &self,
-        token_hash: &str,
-    ) -> Result<Option<(AccountRecord, AccountTokenRecord)>, StoreError>;
-
-    /// The account's tokens that have not been revoked, oldest first.
-    async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError>;
-
-    /// Records `token` for its account if the token `by` (the caller's) is still live: in the
-    /// same statement, so a token revoked meanwhile mints nothing. `false` when it was not.
-    async fn mint_account_token(
-        &self,
-        by: Uuid,
-        token: &AccountTokenRecord,
-    ) -> Result<bool, StoreError>;
-
-    /// Revokes `account`'s live token `token` at `at` if the token `by` (the caller's, of the
-    /// same account) is still live, in one statement. `false` when nothing was revoked: no
-    /// such live token of that account, or `by` was revoked meanwhile. A token may revoke
-    /// itself.
-    async fn revoke_account_token(
-        &self,
-        by: Uuid,
-        account: Uuid,
-        token: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<bool, StoreError>;
-
-    /// Which of these token ids are live (not revoked, and still there), in no order: asked
-    /// again and again for the tokens that hold streams and long-polls, so that a revocation
-    /// made through any instance ends them (`service::revocations`). Any number of ids; none
-    /// asks nothing of the database.
-    async fn live_account_tokens(&self, tokens: &[Uuid]) -> Result<Vec<Uuid>, StoreError>;
-
-    /// The account with this id.
-    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError>;
-
-    /// Notes that `account` takes part in `game` (placed, invited or seated), as of `at`.
-    /// Idempotent. A hint for the inbox, written before the table event that says so: the
-    /// game's log has the last word.
-    async fn link_account_game(
-        &self,
-        account: Uuid,
-        game: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError>;
-
-    /// Every game noted for `account`, newest first.
-    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError>;
-
-    /// The games noted for `account` and not noted as finished, newest first: the inbox's
-    /// live part, which never reads a finished game's row.
-    async fn live_account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError>;
-
-    /// At most `limit` of the games noted for `account` as finished, created before game
-    /// `before` (any game when `None`), newest first: a page of the inbox's history.
-    async fn finished_account_games(
-        &self,
-        account: Uuid,
-        before: Option<Uuid>,
-        limit: u64,
-    ) -> Result<Vec<Uuid>, StoreError>;
-
-    /// Notes that `game` ended at `at`, for every account that takes part in it.
-    /// Idempotent: a game noted finished keeps its first time.
-    async fn account_games_finished(&self, game: Uuid, at: DateTime<Utc>)
-        -> Result<(), StoreError>;
-
-    /// Records a one-time sign-in code if the token that asks for it is still live: `false`
-    /// when it was not.
-    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError>;
-
-    /// Uses the sign-in code with this hash at `at` and mints `token` for the account it
-    /// signs in (whatever `token.account` says), both or neither: the account, or `None` when
-    /// the code is unknown, used, expired, or its token was revoked.
-    async fn redeem_sign_in_code(
-        &self,
-        code_hash: &str,
-        at: DateTime<Utc>,
-        token: &AccountTokenRecord,
-    ) -> Result<Option<Uuid>, StoreError>;
-}
-
 /// A one-time code that signs an account in on another device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignInCodeRecord {
@@ -616,62 +524,6 @@ pub struct Attention {
     pub game: Uuid,
     /// When it needs a look.
     pub due: DateTime<Utc>,
-}
-
-/// What the move clocks need kept beside the logs: when each clocked game next needs the
-/// sweeper, and each account's vacations.
-#[async_trait]
-pub trait ClockStore: Send + Sync {
-    /// Notes that game `game` next needs the sweeper at `due`, or never (`None`).
-    async fn set_attention(&self, game: Uuid, due: Option<DateTime<Utc>>)
-        -> Result<(), StoreError>;
-
-    /// The games due by `before`, after `after` in id order, at most `limit`, each with what
-    /// its note said.
-    async fn attention_due(
-        &self,
-        before: DateTime<Utc>,
-        after: Uuid,
-        limit: u64,
-    ) -> Result<Vec<Attention>, StoreError>;
-
-    /// Drops `note` if the store still holds it as read, and not one written since: `false`
-    /// when it was already gone or says something else now.
-    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError>;
-
-    /// The clocked games (their logs set a clock) not yet seen to end, after `after` in id
-    /// order, at most `limit`: read from the logs, so a game whose note was lost is listed.
-    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError>;
-
-    /// Notes that clocked game `game` was seen to end at `at`, so that no later look at every
-    /// clocked game folds it again.
-    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError>;
-
-    /// Records a vacation of `account`, unless one is under way at its start: `false` then.
-    async fn begin_vacation(
-        &self,
-        account: Uuid,
-        vacation: &VacationRecord,
-    ) -> Result<bool, StoreError>;
-
-    /// The account's vacations that end after `since`, oldest first.
-    async fn vacations(
-        &self,
-        account: Uuid,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<VacationRecord>, StoreError>;
-
-    /// Ends the account's vacation under way at `at`, then: `false` if none was.
-    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError>;
-
-    /// Games whose last entry was recorded before `before`, after `after` in id order, at
-    /// most `limit`, each with its version (an operator's sweep of idle games).
-    async fn idle_games(
-        &self,
-        before: DateTime<Utc>,
-        after: Uuid,
-        limit: u64,
-    ) -> Result<Vec<(Uuid, u64)>, StoreError>;
 }
 
 /// How long a SQLite leader's lease lasts after each `still_leading`.

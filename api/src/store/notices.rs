@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::rows::Columns;
+use super::rows::{self, Columns};
 use super::{time_text, Deadline, EventStore, PostgresStore, SqliteStore, StoreError};
 
 /// Notice preferences and the mail sent under them.
@@ -57,125 +57,77 @@ fn preferences_from(row: Option<impl Columns>) -> Result<Option<String>, StoreEr
     .transpose()
 }
 
-#[async_trait]
-impl NoticeStore for SqliteStore {
-    async fn notice_preferences(&self, account: Uuid) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query(PREFERENCES)
-            .bind(account.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        preferences_from(row)
-    }
+/// The one body of [`NoticeStore`] for a backend: `$id` and `$time` turn a `Uuid` and a time
+/// into what the backend binds.
+macro_rules! notice_store {
+    ($store:ty, $id:path, $time:path) => {
+        #[async_trait]
+        impl NoticeStore for $store {
+            async fn notice_preferences(
+                &self,
+                account: Uuid,
+            ) -> Result<Option<String>, StoreError> {
+                let row = sqlx::query(PREFERENCES)
+                    .bind($id(account))
+                    .fetch_optional(&self.pool)
+                    .await?;
+                preferences_from(row)
+            }
 
-    async fn save_notice_preferences(
-        &self,
-        account: Uuid,
-        preferences: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        sqlx::query(SAVE)
-            .bind(account.to_string())
-            .bind(preferences)
-            .bind(time_text(&at))
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
+            async fn save_notice_preferences(
+                &self,
+                account: Uuid,
+                preferences: &str,
+                at: DateTime<Utc>,
+            ) -> Result<(), StoreError> {
+                sqlx::query(SAVE)
+                    .bind($id(account))
+                    .bind(preferences)
+                    .bind($time(&at))
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
 
-    async fn record_mail(
-        &self,
-        account: Uuid,
-        at: DateTime<Utc>,
-        forget: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(FORGET_MAILS)
-            .bind(account.to_string())
-            .bind(time_text(&forget))
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(RECORD_MAIL)
-            .bind(account.to_string())
-            .bind(time_text(&at))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
+            async fn record_mail(
+                &self,
+                account: Uuid,
+                at: DateTime<Utc>,
+                forget: DateTime<Utc>,
+            ) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(FORGET_MAILS)
+                    .bind($id(account))
+                    .bind($time(&forget))
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(RECORD_MAIL)
+                    .bind($id(account))
+                    .bind($time(&at))
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
 
-    async fn mails_sent_since(
-        &self,
-        account: Uuid,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<DateTime<Utc>>, StoreError> {
-        let rows = sqlx::query(MAILS_SINCE)
-            .bind(account.to_string())
-            .bind(time_text(&since))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(|row| row.time("at")).collect()
-    }
+            async fn mails_sent_since(
+                &self,
+                account: Uuid,
+                since: DateTime<Utc>,
+            ) -> Result<Vec<DateTime<Utc>>, StoreError> {
+                let rows = sqlx::query(MAILS_SINCE)
+                    .bind($id(account))
+                    .bind($time(&since))
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(|row| row.time("at")).collect()
+            }
+        }
+    };
 }
 
-#[async_trait]
-impl NoticeStore for PostgresStore {
-    async fn notice_preferences(&self, account: Uuid) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query(PREFERENCES)
-            .bind(account)
-            .fetch_optional(&self.pool)
-            .await?;
-        preferences_from(row)
-    }
-
-    async fn save_notice_preferences(
-        &self,
-        account: Uuid,
-        preferences: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        sqlx::query(SAVE)
-            .bind(account)
-            .bind(preferences)
-            .bind(at)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn record_mail(
-        &self,
-        account: Uuid,
-        at: DateTime<Utc>,
-        forget: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(FORGET_MAILS)
-            .bind(account)
-            .bind(forget)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(RECORD_MAIL)
-            .bind(account)
-            .bind(at)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn mails_sent_since(
-        &self,
-        account: Uuid,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<DateTime<Utc>>, StoreError> {
-        let rows = sqlx::query(MAILS_SINCE)
-            .bind(account)
-            .bind(since)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(|row| row.time("at")).collect()
-    }
-}
+notice_store!(PostgresStore, rows::pg_id, rows::pg_time);
+notice_store!(SqliteStore, rows::sqlite_id, time_text);
 
 bounded! {
     impl NoticeStore {

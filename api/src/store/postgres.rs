@@ -32,11 +32,10 @@ use uuid::Uuid;
 
 use super::rows::{self, wide};
 use super::{
-    conflict_or, is_unique_violation, one_by_one, stored_json, AccountRecord, AccountStore,
-    AccountTokenRecord, Append, Attention, ClockStore, Committed, FeedCursor, FeedStore,
-    GameRecord, GameStore, IdempotentMove, LeaderStore, Leadership, LogStore, OutboxItem,
-    OutboxMessage, OutboxStore, SeatCredential, SignInCodeRecord, SignedInWith, StoreError,
-    StoredEvent, VacationRecord, EVENTS_CHANNEL,
+    conflict_or, is_unique_violation, one_by_one, stored_json, AccountTokenRecord, Append,
+    Committed, FeedCursor, FeedStore, GameRecord, GameStore, IdempotentMove, LeaderStore,
+    Leadership, LogStore, OutboxItem, OutboxMessage, OutboxStore, SeatCredential, SignedInWith,
+    StoreError, StoredEvent, EVENTS_CHANNEL,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -47,6 +46,14 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
+    /// A transaction that writes: on Postgres an ordinary one (each statement takes its own
+    /// row locks). The store bodies written once for both backends begin their writes here.
+    pub(super) async fn begin_write(
+        &self,
+    ) -> Result<sqlx::Transaction<'_, sqlx::Postgres>, sqlx::Error> {
+        self.pool.begin().await
+    }
+
     /// Connects with the default timeouts and applies the migrations.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         Self::connect_with(url, &super::DbSettings::default()).await
@@ -724,205 +731,6 @@ pub(super) fn bind_token<'q>(query: PgQuery<'q>, token: &AccountTokenRecord) -> 
         .bind(token.app.clone())
 }
 
-#[async_trait]
-impl AccountStore for PostgresStore {
-    async fn create_account(
-        &self,
-        account: &AccountRecord,
-        token: &AccountTokenRecord,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(rows::INSERT_ACCOUNT)
-            .bind(account.id)
-            .bind(&account.name)
-            .bind(account.created_at)
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), token)
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn account_for_token(
-        &self,
-        token_hash: &str,
-    ) -> Result<Option<(AccountRecord, AccountTokenRecord)>, StoreError> {
-        let row = sqlx::query(rows::ACCOUNT_FOR_TOKEN)
-            .bind(token_hash)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(rows::account_from_row).transpose()
-    }
-
-    async fn account_tokens(&self, account: Uuid) -> Result<Vec<AccountTokenRecord>, StoreError> {
-        let rows = sqlx::query(rows::ACCOUNT_TOKENS)
-            .bind(account)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(rows::account_token_from_row).collect()
-    }
-
-    async fn mint_account_token(
-        &self,
-        by: Uuid,
-        token: &AccountTokenRecord,
-    ) -> Result<bool, StoreError> {
-        let done = bind_token(sqlx::query(rows::MINT_ACCOUNT_TOKEN), token)
-            .bind(by)
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn revoke_account_token(
-        &self,
-        by: Uuid,
-        account: Uuid,
-        token: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let done = sqlx::query(rows::REVOKE_ACCOUNT_TOKEN)
-            .bind(by)
-            .bind(account)
-            .bind(token)
-            .bind(at)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn live_account_tokens(&self, tokens: &[Uuid]) -> Result<Vec<Uuid>, StoreError> {
-        let mut live = Vec::new();
-        for chunk in tokens.chunks(rows::LIVE_TOKENS_PER_STATEMENT) {
-            let sql = rows::live_account_tokens(chunk.len());
-            let mut query = sqlx::query(&sql);
-            for id in chunk {
-                query = query.bind(*id);
-            }
-            for row in query.fetch_all(&self.pool).await? {
-                live.push(rows::Columns::uuid(&row, "id")?);
-            }
-        }
-        Ok(live)
-    }
-
-    async fn account(&self, id: Uuid) -> Result<Option<AccountRecord>, StoreError> {
-        let row = sqlx::query(rows::ACCOUNT)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(rows::account_record_from_row).transpose()
-    }
-
-    async fn link_account_game(
-        &self,
-        account: Uuid,
-        game: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        sqlx::query(rows::LINK_ACCOUNT_GAME)
-            .bind(account)
-            .bind(game)
-            .bind(at)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
-        let rows = sqlx::query(rows::ACCOUNT_GAMES)
-            .bind(account)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|row| rows::Columns::uuid(row, "game_id"))
-            .collect()
-    }
-
-    async fn live_account_games(&self, account: Uuid) -> Result<Vec<Uuid>, StoreError> {
-        let rows = sqlx::query(rows::LIVE_ACCOUNT_GAMES)
-            .bind(account)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|row| rows::Columns::uuid(row, "game_id"))
-            .collect()
-    }
-
-    async fn finished_account_games(
-        &self,
-        account: Uuid,
-        before: Option<Uuid>,
-        limit: u64,
-    ) -> Result<Vec<Uuid>, StoreError> {
-        let rows = sqlx::query(rows::FINISHED_ACCOUNT_GAMES)
-            .bind(account)
-            .bind(before.unwrap_or(Uuid::max()))
-            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|row| rows::Columns::uuid(row, "game_id"))
-            .collect()
-    }
-
-    async fn account_games_finished(
-        &self,
-        game: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        sqlx::query(rows::ACCOUNT_GAMES_FINISHED)
-            .bind(game)
-            .bind(at)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn create_sign_in_code(&self, code: &SignInCodeRecord) -> Result<bool, StoreError> {
-        let done = sqlx::query(rows::INSERT_SIGN_IN_CODE)
-            .bind(&code.code_hash)
-            .bind(code.account)
-            .bind(code.token)
-            .bind(code.expires_at)
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn redeem_sign_in_code(
-        &self,
-        code_hash: &str,
-        at: DateTime<Utc>,
-        token: &AccountTokenRecord,
-    ) -> Result<Option<Uuid>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let row = sqlx::query(rows::REDEEM_SIGN_IN_CODE)
-            .bind(code_hash)
-            .bind(at)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(row) = row else { return Ok(None) };
-        let account = rows::Columns::uuid(&row, "account_id")?;
-        let token = AccountTokenRecord {
-            account,
-            ..token.clone()
-        };
-        bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        tx.commit().await?;
-        Ok(Some(account))
-    }
-}
-
 /// The advisory lock key for a leader's name.
 fn lock_key(name: &str) -> i64 {
     advisory_key(&format!("parlour leader {name}"))
@@ -935,127 +743,6 @@ fn advisory_key(text: &str) -> i64 {
     let mut bytes = [0u8; 8];
     bytes.copy_from_slice(&digest[..8]);
     i64::from_be_bytes(bytes)
-}
-
-#[async_trait]
-impl ClockStore for PostgresStore {
-    async fn set_attention(
-        &self,
-        game: Uuid,
-        due: Option<DateTime<Utc>>,
-    ) -> Result<(), StoreError> {
-        match due {
-            Some(due) => sqlx::query(rows::SET_ATTENTION).bind(game).bind(due),
-            None => sqlx::query(rows::CLEAR_ATTENTION).bind(game),
-        }
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    async fn attention_due(
-        &self,
-        before: DateTime<Utc>,
-        after: Uuid,
-        limit: u64,
-    ) -> Result<Vec<Attention>, StoreError> {
-        let rows = sqlx::query(rows::ATTENTION_DUE)
-            .bind(before)
-            .bind(after)
-            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(rows::attention_from_row).collect()
-    }
-
-    async fn clear_attention_read(&self, note: &Attention) -> Result<bool, StoreError> {
-        let done = sqlx::query(rows::CLEAR_ATTENTION_READ)
-            .bind(note.game)
-            .bind(note.due)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn clocked_games(&self, after: Uuid, limit: u64) -> Result<Vec<Uuid>, StoreError> {
-        let rows = sqlx::query(rows::CLOCKED_GAMES)
-            .bind(after)
-            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|row| rows::Columns::uuid(row, "game_id"))
-            .collect()
-    }
-
-    async fn clocks_ended(&self, game: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
-        sqlx::query(rows::CLOCKS_ENDED)
-            .bind(game)
-            .bind(at)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn begin_vacation(
-        &self,
-        account: Uuid,
-        vacation: &VacationRecord,
-    ) -> Result<bool, StoreError> {
-        let done = sqlx::query(rows::INSERT_VACATION)
-            .bind(account)
-            .bind(vacation.began_at)
-            .bind(vacation.until)
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn vacations(
-        &self,
-        account: Uuid,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<VacationRecord>, StoreError> {
-        let rows = sqlx::query(rows::VACATIONS)
-            .bind(account)
-            .bind(since)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(rows::vacation_from_row).collect()
-    }
-
-    async fn end_vacation(&self, account: Uuid, at: DateTime<Utc>) -> Result<bool, StoreError> {
-        let done = sqlx::query(rows::END_VACATION)
-            .bind(account)
-            .bind(at)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() >= 1)
-    }
-
-    async fn idle_games(
-        &self,
-        before: DateTime<Utc>,
-        after: Uuid,
-        limit: u64,
-    ) -> Result<Vec<(Uuid, u64)>, StoreError> {
-        let rows = sqlx::query(rows::IDLE_GAMES)
-            .bind(before)
-            .bind(after)
-            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|row| {
-                let version = rows::Columns::int(row, "version")?.unwrap_or(0);
-                Ok((
-                    rows::Columns::uuid(row, "game_id")?,
-                    u64::try_from(version).unwrap_or(0),
-                ))
-            })
-            .collect()
-    }
 }
 
 #[async_trait]

@@ -238,6 +238,24 @@ pub trait Columns {
     fn time(&self, name: &str) -> Result<DateTime<Utc>, StoreError>;
     /// A time column that may be null.
     fn maybe_time(&self, name: &str) -> Result<Option<DateTime<Utc>>, StoreError>;
+    /// A boolean column (Postgres `BOOLEAN`, SQLite an integer, 0 for false).
+    fn flag(&self, name: &str) -> Result<Option<bool>, StoreError>;
+}
+
+/// How Postgres binds an id: as a `UUID`. The store bodies written once for both backends take
+/// this or [`sqlite_id`] as their id binder, and [`pg_time`] or [`super::time_text`] for times.
+pub fn pg_id(id: Uuid) -> Uuid {
+    id
+}
+
+/// How SQLite binds an id: as its text.
+pub fn sqlite_id(id: Uuid) -> String {
+    id.to_string()
+}
+
+/// How Postgres binds a time: as a `TIMESTAMPTZ`.
+pub fn pg_time(at: &DateTime<Utc>) -> DateTime<Utc> {
+    *at
 }
 
 fn required<T>(value: Option<T>, name: &str) -> Result<T, StoreError> {
@@ -283,6 +301,10 @@ impl Columns for PgRow {
     fn maybe_time(&self, name: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
         Ok(self.try_get(name)?)
     }
+
+    fn flag(&self, name: &str) -> Result<Option<bool>, StoreError> {
+        Ok(self.try_get(name)?)
+    }
 }
 
 impl Columns for SqliteRow {
@@ -311,6 +333,10 @@ impl Columns for SqliteRow {
     fn maybe_time(&self, name: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
         let text: Option<String> = self.try_get(name)?;
         text.as_deref().map(parse_time).transpose()
+    }
+
+    fn flag(&self, name: &str) -> Result<Option<bool>, StoreError> {
+        Ok(self.int(name)?.map(|n| n != 0))
     }
 }
 

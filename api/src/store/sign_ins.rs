@@ -168,313 +168,193 @@ fn passkey_from(row: &impl Columns) -> Result<PasskeyRecord, StoreError> {
     })
 }
 
-#[async_trait]
-impl SignInStore for SqliteStore {
-    async fn begin_ceremony(
-        &self,
-        id: Uuid,
-        state: &str,
-        expires_at: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(FORGET_EXPIRED)
-            .bind(time_text(&now))
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(BEGIN)
-            .bind(id.to_string())
-            .bind(state)
-            .bind(time_text(&expires_at))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
+/// The one body of [`SignInStore`] for a backend: `$id` and `$time` turn a `Uuid` and a time
+/// into what the backend binds, `$bind_token` binds a token's columns.
+macro_rules! sign_in_store {
+    ($store:ty, $id:path, $time:path, $bind_token:path) => {
+        #[async_trait]
+        impl SignInStore for $store {
+            async fn begin_ceremony(
+                &self,
+                id: Uuid,
+                state: &str,
+                expires_at: DateTime<Utc>,
+                now: DateTime<Utc>,
+            ) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(FORGET_EXPIRED)
+                    .bind($time(&now))
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(BEGIN)
+                    .bind($id(id))
+                    .bind(state)
+                    .bind($time(&expires_at))
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
 
-    async fn take_ceremony(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query(TAKE)
-            .bind(id.to_string())
-            .bind(time_text(&now))
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|row| row.text("state")).transpose()?.flatten())
-    }
+            async fn take_ceremony(
+                &self,
+                id: Uuid,
+                now: DateTime<Utc>,
+            ) -> Result<Option<String>, StoreError> {
+                let row = sqlx::query(TAKE)
+                    .bind($id(id))
+                    .bind($time(&now))
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(row.map(|row| row.text("state")).transpose()?.flatten())
+            }
 
-    async fn add_passkey(&self, by: Uuid, passkey: &PasskeyRecord) -> Result<bool, StoreError> {
-        let done = sqlx::query(ADD)
-            .bind(passkey.id.to_string())
-            .bind(passkey.account.to_string())
-            .bind(&passkey.name)
-            .bind(&passkey.credential_id)
-            .bind(&passkey.passkey)
-            .bind(time_text(&passkey.created_at))
-            .bind(by.to_string())
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(done.rows_affected() == 1)
-    }
+            async fn add_passkey(
+                &self,
+                by: Uuid,
+                passkey: &PasskeyRecord,
+            ) -> Result<bool, StoreError> {
+                let done = sqlx::query(ADD)
+                    .bind($id(passkey.id))
+                    .bind($id(passkey.account))
+                    .bind(&passkey.name)
+                    .bind(&passkey.credential_id)
+                    .bind(&passkey.passkey)
+                    .bind($time(&passkey.created_at))
+                    .bind($id(by))
+                    .execute(&self.pool)
+                    .await
+                    .map_err(conflict_or)?;
+                Ok(done.rows_affected() == 1)
+            }
 
-    async fn passkeys(&self, account: Uuid) -> Result<Vec<PasskeyRecord>, StoreError> {
-        let rows = sqlx::query(&of_account())
-            .bind(account.to_string())
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(passkey_from).collect()
-    }
+            async fn passkeys(&self, account: Uuid) -> Result<Vec<PasskeyRecord>, StoreError> {
+                let rows = sqlx::query(&of_account())
+                    .bind($id(account))
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(passkey_from).collect()
+            }
 
-    async fn passkey_by_credential(
-        &self,
-        credential_id: &str,
-    ) -> Result<Option<PasskeyRecord>, StoreError> {
-        let row = sqlx::query(&of_credential())
-            .bind(credential_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(passkey_from).transpose()
-    }
+            async fn passkey_by_credential(
+                &self,
+                credential_id: &str,
+            ) -> Result<Option<PasskeyRecord>, StoreError> {
+                let row = sqlx::query(&of_credential())
+                    .bind(credential_id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                row.as_ref().map(passkey_from).transpose()
+            }
 
-    async fn sign_in_with_passkey(
-        &self,
-        passkey: &PasskeyRecord,
-        updated: &str,
-        at: DateTime<Utc>,
-        token: &AccountTokenRecord,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let done = sqlx::query(USE)
-            .bind(passkey.id.to_string())
-            .bind(updated)
-            .bind(time_text(&at))
-            .bind(&passkey.passkey)
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() != 1 {
-            return Ok(false);
+            async fn sign_in_with_passkey(
+                &self,
+                passkey: &PasskeyRecord,
+                updated: &str,
+                at: DateTime<Utc>,
+                token: &AccountTokenRecord,
+            ) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
+                let done = sqlx::query(USE)
+                    .bind($id(passkey.id))
+                    .bind(updated)
+                    .bind($time(&at))
+                    .bind(&passkey.passkey)
+                    .execute(&mut *tx)
+                    .await?;
+                if done.rows_affected() != 1 {
+                    return Ok(false);
+                }
+                $bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), token)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(conflict_or)?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn remove_passkey(
+                &self,
+                by: Uuid,
+                account: Uuid,
+                id: Uuid,
+            ) -> Result<bool, StoreError> {
+                let done = sqlx::query(REMOVE)
+                    .bind($id(by))
+                    .bind($id(account))
+                    .bind($id(id))
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn verified_addresses(
+                &self,
+                mailto: &str,
+            ) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
+                let rows = sqlx::query(VERIFIED)
+                    .bind(mailto)
+                    .fetch_all(&self.pool)
+                    .await?;
+                addresses_from(&rows)
+            }
+
+            async fn create_email_sign_in(
+                &self,
+                record: &EmailSignInRecord,
+            ) -> Result<(), StoreError> {
+                sqlx::query(KEEP_CODE)
+                    .bind(&record.code_hash)
+                    .bind($id(record.account))
+                    .bind($id(record.address))
+                    .bind($time(&record.expires_at))
+                    .execute(&self.pool)
+                    .await
+                    .map_err(conflict_or)?;
+                Ok(())
+            }
+
+            async fn redeem_email_sign_in(
+                &self,
+                code_hash: &str,
+                at: DateTime<Utc>,
+                token: &AccountTokenRecord,
+            ) -> Result<Option<Uuid>, StoreError> {
+                let mut tx = self.pool.begin().await?;
+                let row = sqlx::query(REDEEM_CODE)
+                    .bind(code_hash)
+                    .bind($time(&at))
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let Some(row) = row else { return Ok(None) };
+                let account = row.uuid("account_id")?;
+                let token = AccountTokenRecord {
+                    account,
+                    ..token.clone()
+                };
+                $bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(conflict_or)?;
+                tx.commit().await?;
+                Ok(Some(account))
+            }
         }
-        super::sqlite::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), token)
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        tx.commit().await?;
-        Ok(true)
-    }
-
-    async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError> {
-        let done = sqlx::query(REMOVE)
-            .bind(by.to_string())
-            .bind(account.to_string())
-            .bind(id.to_string())
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn verified_addresses(&self, mailto: &str) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
-        let rows = sqlx::query(VERIFIED)
-            .bind(mailto)
-            .fetch_all(&self.pool)
-            .await?;
-        addresses_from(&rows)
-    }
-
-    async fn create_email_sign_in(&self, record: &EmailSignInRecord) -> Result<(), StoreError> {
-        sqlx::query(KEEP_CODE)
-            .bind(&record.code_hash)
-            .bind(record.account.to_string())
-            .bind(record.address.to_string())
-            .bind(time_text(&record.expires_at))
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(())
-    }
-
-    async fn redeem_email_sign_in(
-        &self,
-        code_hash: &str,
-        at: DateTime<Utc>,
-        token: &AccountTokenRecord,
-    ) -> Result<Option<Uuid>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let row = sqlx::query(REDEEM_CODE)
-            .bind(code_hash)
-            .bind(time_text(&at))
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(row) = row else { return Ok(None) };
-        let account = row.uuid("account_id")?;
-        let token = AccountTokenRecord {
-            account,
-            ..token.clone()
-        };
-        super::sqlite::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        tx.commit().await?;
-        Ok(Some(account))
-    }
+    };
 }
 
-#[async_trait]
-impl SignInStore for PostgresStore {
-    async fn begin_ceremony(
-        &self,
-        id: Uuid,
-        state: &str,
-        expires_at: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(FORGET_EXPIRED)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(BEGIN)
-            .bind(id)
-            .bind(state)
-            .bind(expires_at)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn take_ceremony(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query(TAKE)
-            .bind(id)
-            .bind(now)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|row| row.text("state")).transpose()?.flatten())
-    }
-
-    async fn add_passkey(&self, by: Uuid, passkey: &PasskeyRecord) -> Result<bool, StoreError> {
-        let done = sqlx::query(ADD)
-            .bind(passkey.id)
-            .bind(passkey.account)
-            .bind(&passkey.name)
-            .bind(&passkey.credential_id)
-            .bind(&passkey.passkey)
-            .bind(passkey.created_at)
-            .bind(by)
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn passkeys(&self, account: Uuid) -> Result<Vec<PasskeyRecord>, StoreError> {
-        let rows = sqlx::query(&of_account())
-            .bind(account)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(passkey_from).collect()
-    }
-
-    async fn passkey_by_credential(
-        &self,
-        credential_id: &str,
-    ) -> Result<Option<PasskeyRecord>, StoreError> {
-        let row = sqlx::query(&of_credential())
-            .bind(credential_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(passkey_from).transpose()
-    }
-
-    async fn sign_in_with_passkey(
-        &self,
-        passkey: &PasskeyRecord,
-        updated: &str,
-        at: DateTime<Utc>,
-        token: &AccountTokenRecord,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let done = sqlx::query(USE)
-            .bind(passkey.id)
-            .bind(updated)
-            .bind(at)
-            .bind(&passkey.passkey)
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() != 1 {
-            return Ok(false);
-        }
-        super::postgres::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), token)
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        tx.commit().await?;
-        Ok(true)
-    }
-
-    async fn remove_passkey(&self, by: Uuid, account: Uuid, id: Uuid) -> Result<bool, StoreError> {
-        let done = sqlx::query(REMOVE)
-            .bind(by)
-            .bind(account)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn verified_addresses(&self, mailto: &str) -> Result<Vec<(Uuid, Uuid)>, StoreError> {
-        let rows = sqlx::query(VERIFIED)
-            .bind(mailto)
-            .fetch_all(&self.pool)
-            .await?;
-        addresses_from(&rows)
-    }
-
-    async fn create_email_sign_in(&self, record: &EmailSignInRecord) -> Result<(), StoreError> {
-        sqlx::query(KEEP_CODE)
-            .bind(&record.code_hash)
-            .bind(record.account)
-            .bind(record.address)
-            .bind(record.expires_at)
-            .execute(&self.pool)
-            .await
-            .map_err(conflict_or)?;
-        Ok(())
-    }
-
-    async fn redeem_email_sign_in(
-        &self,
-        code_hash: &str,
-        at: DateTime<Utc>,
-        token: &AccountTokenRecord,
-    ) -> Result<Option<Uuid>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let row = sqlx::query(REDEEM_CODE)
-            .bind(code_hash)
-            .bind(at)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(row) = row else { return Ok(None) };
-        let account = row.uuid("account_id")?;
-        let token = AccountTokenRecord {
-            account,
-            ..token.clone()
-        };
-        super::postgres::bind_token(sqlx::query(rows::INSERT_ACCOUNT_TOKEN), &token)
-            .execute(&mut *tx)
-            .await
-            .map_err(conflict_or)?;
-        tx.commit().await?;
-        Ok(Some(account))
-    }
-}
+sign_in_store!(
+    PostgresStore,
+    rows::pg_id,
+    rows::pg_time,
+    super::postgres::bind_token
+);
+sign_in_store!(
+    SqliteStore,
+    rows::sqlite_id,
+    time_text,
+    super::sqlite::bind_token
+);
 
 bounded! {
     impl SignInStore {

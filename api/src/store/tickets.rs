@@ -143,12 +143,7 @@ macro_rules! ticket_store {
     };
 }
 
-/// Postgres binds a time as a `TIMESTAMPTZ`.
-fn pg_time(at: &DateTime<Utc>) -> DateTime<Utc> {
-    *at
-}
-
-ticket_store!(PostgresStore, pg_time);
+ticket_store!(PostgresStore, super::rows::pg_time);
 ticket_store!(SqliteStore, time_text);
 
 bounded! {

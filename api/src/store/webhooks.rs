@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::rows::Columns;
+use super::rows::{self, Columns};
 use super::{time_text, Deadline, EventStore, PostgresStore, SqliteStore, StoreError};
 
 /// What an endpoint is: where its messages go and how they are made fit to send.
@@ -236,6 +236,18 @@ const RESCHEDULE: &str = "UPDATE webhook_messages SET state = 'pending', next_at
 const FAIL_PENDING: &str =
     "UPDATE webhook_messages SET state = 'failed' WHERE webhook_id = $1 AND state = 'pending'";
 
+const ENQUEUE_ONE: &str = "INSERT INTO webhook_messages (id, webhook_id, event_type, payload, \
+     created_at, state, attempts, next_attempt) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) \
+     ON CONFLICT (webhook_id, id) DO NOTHING";
+
+const ENQUEUE_UNNEST: &str = "INSERT INTO webhook_messages (id, webhook_id, event_type, payload, \
+     created_at, state, attempts, next_attempt) \
+     SELECT id, webhook_id, event_type, payload, created_at, 'pending', 0, next_attempt \
+     FROM UNNEST($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], \
+     $6::timestamptz[]) WITH ORDINALITY \
+     AS m(id, webhook_id, event_type, payload, created_at, next_attempt, n) ORDER BY n \
+     ON CONFLICT (webhook_id, id) DO NOTHING";
+
 const ATTEMPTS_OF: &str = "SELECT at, status, latency_ms, response FROM webhook_attempts \
      WHERE webhook_id = $1 AND message_id = $2 ORDER BY id";
 
@@ -243,7 +255,7 @@ fn events_text(events: &[String]) -> String {
     serde_json::to_string(events).unwrap_or_else(|_| "[]".into())
 }
 
-fn webhook_from_row(row: &impl Columns, enabled: bool) -> Result<WebhookRecord, StoreError> {
+fn webhook_from_row(row: &impl Columns) -> Result<WebhookRecord, StoreError> {
     let text = |name: &str| -> Result<String, StoreError> {
         row.text(name)?
             .ok_or_else(|| StoreError::Corrupt(format!("webhook {name} is null")))
@@ -272,7 +284,7 @@ fn webhook_from_row(row: &impl Columns, enabled: bool) -> Result<WebhookRecord, 
         url: text("url")?,
         description: text("description")?,
         events,
-        enabled,
+        enabled: row.flag("enabled")?.unwrap_or(false),
         disabled_reason: row.text("disabled_reason")?,
         secret: text("secret")?,
         previous_secret,
@@ -315,103 +327,207 @@ fn limit(limit: u64) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
-#[async_trait]
-impl WebhookStore for SqliteStore {
-    async fn create_webhook(&self, w: &WebhookRecord) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        if w.kind == EndpointKind::Push {
-            sqlx::query(DELETE_PUSH_ENDPOINT)
-                .bind(&w.url)
-                .execute(&mut *tx)
-                .await?;
+/// The one body of [`WebhookStore`] for a backend: `$id` and `$time` turn a `Uuid` and a time
+/// into what the backend binds; `$enqueue` writes a batch of messages, the one thing the two
+/// do differently (Postgres in one statement, SQLite a row at a time in one transaction).
+macro_rules! webhook_store {
+    ($store:ty, $id:path, $time:path, $enqueue:path) => {
+        #[async_trait]
+        impl WebhookStore for $store {
+            async fn create_webhook(&self, w: &WebhookRecord) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin().await?;
+                if w.kind == EndpointKind::Push {
+                    sqlx::query(DELETE_PUSH_ENDPOINT)
+                        .bind(&w.url)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                sqlx::query(INSERT_WEBHOOK)
+                    .bind($id(w.id))
+                    .bind($id(w.account))
+                    .bind(&w.url)
+                    .bind(&w.description)
+                    .bind(events_text(&w.events))
+                    .bind(w.enabled)
+                    .bind(&w.disabled_reason)
+                    .bind(&w.secret)
+                    .bind(w.previous_secret.as_ref().map(|(s, _)| s.clone()))
+                    .bind(w.previous_secret.as_ref().map(|(_, until)| $time(until)))
+                    .bind(w.failing_since.as_ref().map($time))
+                    .bind($time(&w.created_at))
+                    .bind(w.kind.text())
+                    .bind(w.token.map($id))
+                    .bind(w.verified_at.as_ref().map($time))
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn webhooks_of(&self, account: Uuid) -> Result<Vec<WebhookRecord>, StoreError> {
+                let sql = format!(
+                    "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 \
+                     ORDER BY created_at, id"
+                );
+                let rows = sqlx::query(&sql)
+                    .bind($id(account))
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(webhook_from_row).collect()
+            }
+
+            async fn webhook(&self, id: Uuid) -> Result<Option<WebhookRecord>, StoreError> {
+                let sql = format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1");
+                let row = sqlx::query(&sql)
+                    .bind($id(id))
+                    .fetch_optional(&self.pool)
+                    .await?;
+                row.as_ref().map(webhook_from_row).transpose()
+            }
+
+            async fn save_webhook(&self, w: &WebhookRecord) -> Result<bool, StoreError> {
+                let done = sqlx::query(SAVE_WEBHOOK)
+                    .bind($id(w.id))
+                    .bind(&w.url)
+                    .bind(&w.description)
+                    .bind(events_text(&w.events))
+                    .bind(w.enabled)
+                    .bind(&w.disabled_reason)
+                    .bind(&w.secret)
+                    .bind(w.previous_secret.as_ref().map(|(s, _)| s.clone()))
+                    .bind(w.previous_secret.as_ref().map(|(_, until)| $time(until)))
+                    .bind(w.failing_since.as_ref().map($time))
+                    .bind(w.verified_at.as_ref().map($time))
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn delete_webhook(&self, id: Uuid) -> Result<bool, StoreError> {
+                let done = sqlx::query(DELETE_WEBHOOK)
+                    .bind($id(id))
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn enqueue_messages(
+                &self,
+                messages: &[WebhookMessageRecord],
+            ) -> Result<(), StoreError> {
+                $enqueue(self, messages).await
+            }
+
+            async fn due_messages(
+                &self,
+                by: DateTime<Utc>,
+                count: u64,
+            ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
+                let rows = sqlx::query(DUE_MESSAGES)
+                    .bind($time(&by))
+                    .bind(limit(count))
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(message_from_row).collect()
+            }
+
+            async fn record_attempt(
+                &self,
+                webhook: Uuid,
+                id: &str,
+                attempt: &AttemptRecord,
+                state: MessageState,
+                next_attempt: DateTime<Utc>,
+            ) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query(RECORD_ATTEMPT)
+                    .bind($id(webhook))
+                    .bind(id)
+                    .bind($time(&attempt.at))
+                    .bind(attempt.status.map(i32::from))
+                    .bind(i64::try_from(attempt.latency_ms).unwrap_or(i64::MAX))
+                    .bind(&attempt.response)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(AFTER_ATTEMPT)
+                    .bind($id(webhook))
+                    .bind(id)
+                    .bind(state.text())
+                    .bind($time(&next_attempt))
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn reschedule_message(
+                &self,
+                webhook: Uuid,
+                id: &str,
+                at: DateTime<Utc>,
+            ) -> Result<Option<WebhookMessageRecord>, StoreError> {
+                let sql = format!("{RESCHEDULE} RETURNING {MESSAGE_COLUMNS}");
+                let row = sqlx::query(&sql)
+                    .bind($id(webhook))
+                    .bind(id)
+                    .bind($time(&at))
+                    .fetch_optional(&self.pool)
+                    .await?;
+                row.as_ref().map(message_from_row).transpose()
+            }
+
+            async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {
+                sqlx::query(FAIL_PENDING)
+                    .bind($id(webhook))
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            async fn messages_of(
+                &self,
+                webhook: Uuid,
+                before: Option<i64>,
+                count: u64,
+            ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
+                let sql = format!(
+                    "SELECT {MESSAGE_COLUMNS} FROM webhook_messages WHERE webhook_id = $1 \
+                     AND seq < $2 ORDER BY seq DESC LIMIT $3"
+                );
+                let rows = sqlx::query(&sql)
+                    .bind($id(webhook))
+                    .bind(before.unwrap_or(i64::MAX))
+                    .bind(limit(count))
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(message_from_row).collect()
+            }
+
+            async fn attempts_of(
+                &self,
+                webhook: Uuid,
+                id: &str,
+            ) -> Result<Vec<AttemptRecord>, StoreError> {
+                let rows = sqlx::query(ATTEMPTS_OF)
+                    .bind($id(webhook))
+                    .bind(id)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(attempt_from_row).collect()
+            }
         }
-        sqlx::query(INSERT_WEBHOOK)
-            .bind(w.id.to_string())
-            .bind(w.account.to_string())
-            .bind(&w.url)
-            .bind(&w.description)
-            .bind(events_text(&w.events))
-            .bind(w.enabled)
-            .bind(&w.disabled_reason)
-            .bind(&w.secret)
-            .bind(w.previous_secret.as_ref().map(|(s, _)| s.clone()))
-            .bind(
-                w.previous_secret
-                    .as_ref()
-                    .map(|(_, until)| time_text(until)),
-            )
-            .bind(w.failing_since.as_ref().map(time_text))
-            .bind(time_text(&w.created_at))
-            .bind(w.kind.text())
-            .bind(w.token.map(|t| t.to_string()))
-            .bind(w.verified_at.as_ref().map(time_text))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
+    };
+}
 
-    async fn webhooks_of(&self, account: Uuid) -> Result<Vec<WebhookRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"
-        );
-        let rows = sqlx::query(&sql)
-            .bind(account.to_string())
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|row| webhook_from_row(row, sqlite_flag(row)?))
-            .collect()
-    }
-
-    async fn webhook(&self, id: Uuid) -> Result<Option<WebhookRecord>, StoreError> {
-        let sql = format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1");
-        let row = sqlx::query(&sql)
-            .bind(id.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|row| webhook_from_row(&row, sqlite_flag(&row)?))
-            .transpose()
-    }
-
-    async fn save_webhook(&self, w: &WebhookRecord) -> Result<bool, StoreError> {
-        let done = sqlx::query(SAVE_WEBHOOK)
-            .bind(w.id.to_string())
-            .bind(&w.url)
-            .bind(&w.description)
-            .bind(events_text(&w.events))
-            .bind(w.enabled)
-            .bind(&w.disabled_reason)
-            .bind(&w.secret)
-            .bind(w.previous_secret.as_ref().map(|(s, _)| s.clone()))
-            .bind(
-                w.previous_secret
-                    .as_ref()
-                    .map(|(_, until)| time_text(until)),
-            )
-            .bind(w.failing_since.as_ref().map(time_text))
-            .bind(w.verified_at.as_ref().map(time_text))
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn delete_webhook(&self, id: Uuid) -> Result<bool, StoreError> {
-        let done = sqlx::query(DELETE_WEBHOOK)
-            .bind(id.to_string())
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn enqueue_messages(&self, messages: &[WebhookMessageRecord]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        for m in messages {
-            sqlx::query(
-                "INSERT INTO webhook_messages (id, webhook_id, event_type, payload, created_at, \
-                 state, attempts, next_attempt) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) \
-                 ON CONFLICT (webhook_id, id) DO NOTHING",
-            )
+/// SQLite has no arrays to unnest: one insert a message, in one transaction, in the order given
+/// (so `seq` follows it).
+async fn sqlite_enqueue(
+    store: &SqliteStore,
+    messages: &[WebhookMessageRecord],
+) -> Result<(), StoreError> {
+    let mut tx = store.pool.begin().await?;
+    for m in messages {
+        sqlx::query(ENQUEUE_ONE)
             .bind(&m.id)
             .bind(m.webhook.to_string())
             .bind(&m.event_type)
@@ -420,325 +536,36 @@ impl WebhookStore for SqliteStore {
             .bind(time_text(&m.next_attempt))
             .execute(&mut *tx)
             .await?;
-        }
-        tx.commit().await?;
-        Ok(())
     }
-
-    async fn due_messages(
-        &self,
-        by: DateTime<Utc>,
-        count: u64,
-    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
-        let rows = sqlx::query(DUE_MESSAGES)
-            .bind(time_text(&by))
-            .bind(limit(count))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(message_from_row).collect()
-    }
-
-    async fn record_attempt(
-        &self,
-        webhook: Uuid,
-        id: &str,
-        attempt: &AttemptRecord,
-        state: MessageState,
-        next_attempt: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(RECORD_ATTEMPT)
-            .bind(webhook.to_string())
-            .bind(id)
-            .bind(time_text(&attempt.at))
-            .bind(attempt.status.map(i64::from))
-            .bind(i64::try_from(attempt.latency_ms).unwrap_or(i64::MAX))
-            .bind(&attempt.response)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(AFTER_ATTEMPT)
-            .bind(webhook.to_string())
-            .bind(id)
-            .bind(state.text())
-            .bind(time_text(&next_attempt))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn reschedule_message(
-        &self,
-        webhook: Uuid,
-        id: &str,
-        at: DateTime<Utc>,
-    ) -> Result<Option<WebhookMessageRecord>, StoreError> {
-        let sql = format!("{RESCHEDULE} RETURNING {MESSAGE_COLUMNS}");
-        let row = sqlx::query(&sql)
-            .bind(webhook.to_string())
-            .bind(id)
-            .bind(time_text(&at))
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(message_from_row).transpose()
-    }
-
-    async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {
-        sqlx::query(FAIL_PENDING)
-            .bind(webhook.to_string())
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn messages_of(
-        &self,
-        webhook: Uuid,
-        before: Option<i64>,
-        count: u64,
-    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {MESSAGE_COLUMNS} FROM webhook_messages WHERE webhook_id = $1 AND seq < $2 \
-             ORDER BY seq DESC LIMIT $3"
-        );
-        let rows = sqlx::query(&sql)
-            .bind(webhook.to_string())
-            .bind(before.unwrap_or(i64::MAX))
-            .bind(limit(count))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(message_from_row).collect()
-    }
-
-    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
-        let rows = sqlx::query(ATTEMPTS_OF)
-            .bind(webhook.to_string())
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(attempt_from_row).collect()
-    }
+    tx.commit().await?;
+    Ok(())
 }
 
-fn sqlite_flag(row: &sqlx::sqlite::SqliteRow) -> Result<bool, StoreError> {
-    Ok(row.int("enabled")?.unwrap_or(0) != 0)
-}
-
-fn postgres_flag(row: &sqlx::postgres::PgRow) -> Result<bool, StoreError> {
-    use sqlx::Row as _;
-    Ok(row.try_get::<bool, _>("enabled")?)
-}
-
-#[async_trait]
-impl WebhookStore for PostgresStore {
-    async fn create_webhook(&self, w: &WebhookRecord) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        if w.kind == EndpointKind::Push {
-            sqlx::query(DELETE_PUSH_ENDPOINT)
-                .bind(&w.url)
-                .execute(&mut *tx)
-                .await?;
-        }
-        sqlx::query(INSERT_WEBHOOK)
-            .bind(w.id)
-            .bind(w.account)
-            .bind(&w.url)
-            .bind(&w.description)
-            .bind(events_text(&w.events))
-            .bind(w.enabled)
-            .bind(&w.disabled_reason)
-            .bind(&w.secret)
-            .bind(w.previous_secret.as_ref().map(|(s, _)| s.clone()))
-            .bind(w.previous_secret.as_ref().map(|(_, until)| *until))
-            .bind(w.failing_since)
-            .bind(w.created_at)
-            .bind(w.kind.text())
-            .bind(w.token)
-            .bind(w.verified_at)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+/// Postgres takes the lot in one statement, in the order given (so `seq` follows it).
+async fn pg_enqueue(
+    store: &PostgresStore,
+    messages: &[WebhookMessageRecord],
+) -> Result<(), StoreError> {
+    if messages.is_empty() {
+        return Ok(());
     }
-
-    async fn webhooks_of(&self, account: Uuid) -> Result<Vec<WebhookRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id"
-        );
-        let rows = sqlx::query(&sql)
-            .bind(account)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|row| webhook_from_row(row, postgres_flag(row)?))
-            .collect()
-    }
-
-    async fn webhook(&self, id: Uuid) -> Result<Option<WebhookRecord>, StoreError> {
-        let sql = format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1");
-        let row = sqlx::query(&sql)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|row| webhook_from_row(&row, postgres_flag(&row)?))
-            .transpose()
-    }
-
-    async fn save_webhook(&self, w: &WebhookRecord) -> Result<bool, StoreError> {
-        let done = sqlx::query(SAVE_WEBHOOK)
-            .bind(w.id)
-            .bind(&w.url)
-            .bind(&w.description)
-            .bind(events_text(&w.events))
-            .bind(w.enabled)
-            .bind(&w.disabled_reason)
-            .bind(&w.secret)
-            .bind(w.previous_secret.as_ref().map(|(s, _)| s.clone()))
-            .bind(w.previous_secret.as_ref().map(|(_, until)| *until))
-            .bind(w.failing_since)
-            .bind(w.verified_at)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn delete_webhook(&self, id: Uuid) -> Result<bool, StoreError> {
-        let done = sqlx::query(DELETE_WEBHOOK)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    async fn enqueue_messages(&self, messages: &[WebhookMessageRecord]) -> Result<(), StoreError> {
-        if messages.is_empty() {
-            return Ok(());
-        }
-        // One statement for the lot, in the order given (so `seq` follows it).
-        sqlx::query(
-            "INSERT INTO webhook_messages (id, webhook_id, event_type, payload, created_at, \
-             state, attempts, next_attempt) \
-             SELECT id, webhook_id, event_type, payload, created_at, 'pending', 0, next_attempt \
-             FROM UNNEST($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], \
-             $6::timestamptz[]) WITH ORDINALITY \
-             AS m(id, webhook_id, event_type, payload, created_at, next_attempt, n) ORDER BY n \
-             ON CONFLICT (webhook_id, id) DO NOTHING",
-        )
-        .bind(messages.iter().map(|m| m.id.clone()).collect::<Vec<_>>())
+    let column = |part: fn(&WebhookMessageRecord) -> String| -> Vec<String> {
+        messages.iter().map(part).collect()
+    };
+    sqlx::query(ENQUEUE_UNNEST)
+        .bind(column(|m| m.id.clone()))
         .bind(messages.iter().map(|m| m.webhook).collect::<Vec<_>>())
-        .bind(
-            messages
-                .iter()
-                .map(|m| m.event_type.clone())
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            messages
-                .iter()
-                .map(|m| m.payload.clone())
-                .collect::<Vec<_>>(),
-        )
+        .bind(column(|m| m.event_type.clone()))
+        .bind(column(|m| m.payload.clone()))
         .bind(messages.iter().map(|m| m.created_at).collect::<Vec<_>>())
         .bind(messages.iter().map(|m| m.next_attempt).collect::<Vec<_>>())
-        .execute(&self.pool)
+        .execute(&store.pool)
         .await?;
-        Ok(())
-    }
-
-    async fn due_messages(
-        &self,
-        by: DateTime<Utc>,
-        count: u64,
-    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
-        let rows = sqlx::query(DUE_MESSAGES)
-            .bind(by)
-            .bind(limit(count))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(message_from_row).collect()
-    }
-
-    async fn record_attempt(
-        &self,
-        webhook: Uuid,
-        id: &str,
-        attempt: &AttemptRecord,
-        state: MessageState,
-        next_attempt: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(RECORD_ATTEMPT)
-            .bind(webhook)
-            .bind(id)
-            .bind(attempt.at)
-            .bind(attempt.status.map(i32::from))
-            .bind(i64::try_from(attempt.latency_ms).unwrap_or(i64::MAX))
-            .bind(&attempt.response)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(AFTER_ATTEMPT)
-            .bind(webhook)
-            .bind(id)
-            .bind(state.text())
-            .bind(next_attempt)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn reschedule_message(
-        &self,
-        webhook: Uuid,
-        id: &str,
-        at: DateTime<Utc>,
-    ) -> Result<Option<WebhookMessageRecord>, StoreError> {
-        let sql = format!("{RESCHEDULE} RETURNING {MESSAGE_COLUMNS}");
-        let row = sqlx::query(&sql)
-            .bind(webhook)
-            .bind(id)
-            .bind(at)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(message_from_row).transpose()
-    }
-
-    async fn fail_pending(&self, webhook: Uuid) -> Result<(), StoreError> {
-        sqlx::query(FAIL_PENDING)
-            .bind(webhook)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn messages_of(
-        &self,
-        webhook: Uuid,
-        before: Option<i64>,
-        count: u64,
-    ) -> Result<Vec<WebhookMessageRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {MESSAGE_COLUMNS} FROM webhook_messages WHERE webhook_id = $1 AND seq < $2 \
-             ORDER BY seq DESC LIMIT $3"
-        );
-        let rows = sqlx::query(&sql)
-            .bind(webhook)
-            .bind(before.unwrap_or(i64::MAX))
-            .bind(limit(count))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(message_from_row).collect()
-    }
-
-    async fn attempts_of(&self, webhook: Uuid, id: &str) -> Result<Vec<AttemptRecord>, StoreError> {
-        let rows = sqlx::query(ATTEMPTS_OF)
-            .bind(webhook)
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(attempt_from_row).collect()
-    }
+    Ok(())
 }
+
+webhook_store!(PostgresStore, rows::pg_id, rows::pg_time, pg_enqueue);
+webhook_store!(SqliteStore, rows::sqlite_id, time_text, sqlite_enqueue);
 
 bounded! {
     impl WebhookStore {
