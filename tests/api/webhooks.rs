@@ -202,6 +202,13 @@ pub(crate) struct Hooked {
     _guard: Guard,
 }
 
+impl Hooked {
+    /// The database the server under test writes to.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+}
+
 pub(crate) async fn hooked(backend: Backend) -> Hooked {
     hooked_with(backend, EmailConfig::default()).await
 }
@@ -753,11 +760,7 @@ async fn games_differing_only_in_a_hidden_lay_send_the_same_messages(h: Hooked) 
         // Every commit fanned out (the fan-outs of two games may finish in either order, so a
         // later game is no barrier), then every message made sent.
         outbox_drained(&h.url).await;
-        for _ in 0..100 {
-            if h.service.webhooks().relay().await.unwrap() == 0 {
-                break;
-            }
-        }
+        all_relayed(&h.service, &h.url).await;
         told.push((told_of(&to_ann, &id), told_of(&to_bea, &id)));
     }
     assert!(!told[0].0.is_empty() && !told[0].1.is_empty(), "{told:?}");
@@ -910,24 +913,54 @@ async fn rows_kept_long_enough_are_purged_and_the_logs_are_not(backend: Backend)
     running.abort();
 }
 
+/// A connection to the test's database, of either backend, to count rows with.
+enum Counter {
+    Lite(sqlx::SqlitePool),
+    Pg(sqlx::PgPool),
+}
+
+impl Counter {
+    async fn connect(url: &str) -> Counter {
+        if url.starts_with("sqlite") {
+            Counter::Lite(sqlx::SqlitePool::connect(url).await.unwrap())
+        } else {
+            Counter::Pg(sqlx::PgPool::connect(url).await.unwrap())
+        }
+    }
+
+    async fn count(&self, sql: &str) -> i64 {
+        match self {
+            Counter::Lite(pool) => sqlx::query_scalar(sql).fetch_one(pool).await.unwrap(),
+            Counter::Pg(pool) => sqlx::query_scalar(sql).fetch_one(pool).await.unwrap(),
+        }
+    }
+}
+
+/// Relays until no webhook message is left pending: the test's own `relay` sends what is due,
+/// and one that another relay (the server's worker) is sending now is pending until its
+/// attempt is recorded, so an empty `relay` alone does not mean everything has arrived.
+pub(crate) async fn all_relayed(service: &Parlour, url: &str) {
+    const PENDING: &str = "SELECT COUNT(*) FROM webhook_messages m \
+        JOIN webhooks w ON w.id = m.webhook_id WHERE m.state = 'pending' AND w.enabled";
+    let counter = Counter::connect(url).await;
+    for _ in 0..400 {
+        service.webhooks().relay().await.unwrap();
+        if counter.count(PENDING).await == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("webhook messages are still pending after 10 s");
+}
+
 /// Waits until every outbox message is done. A fan-out's messages are written, and may be
 /// relayed, before its outbox row is marked done, so hearing of the barrier game does not mean
 /// that its row is done yet.
 pub(crate) async fn outbox_drained(url: &str) {
     const LEFT: &str = "SELECT COUNT(*) FROM outbox WHERE done_at IS NULL";
-    let sqlite = url.starts_with("sqlite");
-    let (lite, pg) = if sqlite {
-        (Some(sqlx::SqlitePool::connect(url).await.unwrap()), None)
-    } else {
-        (None, Some(sqlx::PgPool::connect(url).await.unwrap()))
-    };
+    let counter = Counter::connect(url).await;
     for _ in 0..400 {
-        let left: i64 = match (&lite, &pg) {
-            (Some(pool), _) => sqlx::query_scalar(LEFT).fetch_one(pool).await.unwrap(),
-            (_, Some(pool)) => sqlx::query_scalar(LEFT).fetch_one(pool).await.unwrap(),
-            _ => unreachable!(),
-        };
-        if left == 0 {
+        if counter.count(LEFT).await == 0 {
             return;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
