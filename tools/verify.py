@@ -273,6 +273,7 @@ TABLE_EVENTS = {
     "table.resigned": {"seat": int},
     "table.abandoned": {"reason": str},
     "table.hosted": {"account": str, "name": str},
+    "table.listed": {"until": int},
     "table.seat_offered": {"seat": int, "to": dict},
     "table.offer_withdrawn": {"seat": int},
     "table.seated": {"seat": int, "account": str, "name": str},
@@ -438,6 +439,7 @@ class Seating:
         self.holders = [None] * players
         self.offers = [None] * players
         self.moved = False
+        self.listed = False
         # The table's bots, which fill a seat as a holder does.
         self.bots = bots
 
@@ -454,6 +456,12 @@ class Seating:
             return
         if kind == "table.hosted":
             report.fail("table", seq, "the game already has a host")
+        elif kind == "table.listed":
+            if self.moved:
+                report.fail("table", seq, "a table is listed only before its first move")
+            elif self.listed:
+                report.fail("table", seq, "the table is already listed")
+            self.listed = True
         elif kind in ("table.seat_offered", "table.offer_withdrawn"):
             if not self.waiting():
                 report.fail("table", seq, "seats are offered only while the game waits for players")
@@ -744,7 +752,7 @@ def verify(game, keys=None, extra_receipts=(), extra_checkpoints=()):
                 seating = Seating(data["account"], players, bots)
             elif seating is not None:
                 seating.check(report, seq, kind, data)
-            elif kind in ("table.seat_offered", "table.offer_withdrawn", "table.seated", "table.aborted"):
+            elif kind in ("table.listed", "table.seat_offered", "table.offer_withdrawn", "table.seated", "table.aborted"):
                 report.fail("table", seq, "seats are offered and taken only in a hosted game")
             # After the seating's check, which asks who held the seat before this entry.
             bots.check(report, seq, kind, data)

@@ -768,6 +768,8 @@ pub enum TableEventData {
     Seated(SeatedData),
     /// `table.aborted`, `table.test_clock`.
     Aborted(AbortedData),
+    /// `table.listed`.
+    Listed(ListedData),
     /// `table.clock_set`.
     ClockSet(ClockSetData),
     /// `table.vacation_began`.
@@ -931,6 +933,15 @@ pub struct SeatedData {
 #[serde(deny_unknown_fields)]
 pub struct AbortedData {}
 
+/// `table.listed`: the host listed the table among the open tables (`GET /v1/tables`) until
+/// `until` or until its game begins.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListedData {
+    /// When the listing ends, in microseconds since the Unix epoch.
+    pub until: i64,
+}
+
 /// Who may claim an offered seat, as the log records it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -996,6 +1007,95 @@ pub struct NewHostedGame {
     /// `POST /v1/games/{id}/test-clock/advance` (`docs/sandbox.md`).
     #[serde(default)]
     pub test_clock: bool,
+    /// Lists the table among the open tables (`GET /v1/tables`), where anyone may find it
+    /// and join, for as long as this says or until its game begins. Leave it out for a table
+    /// found only through its links. A listed table offers at least one seat to anyone.
+    pub listing: Option<NewListing>,
+}
+
+/// How long a new table stays among the open tables.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewListing {
+    /// Hours the table stays listed while a seat is open to anyone: 1 to 168 (a week).
+    /// After that it leaves the list; its links go on working.
+    #[schema(minimum = 1, maximum = 168, example = 24)]
+    #[serde(deserialize_with = "whole_number")]
+    pub hours: u8,
+}
+
+/// The kinds of move clock, to choose open tables by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// No clock.
+    None,
+    /// Days per move.
+    Correspondence,
+    /// A bank of hours.
+    Bank,
+}
+
+impl ClockKind {
+    /// The kind of `control`.
+    pub fn of(control: &TimeControlPlan) -> ClockKind {
+        match control {
+            TimeControlPlan::None {} => ClockKind::None,
+            TimeControlPlan::Correspondence { .. } => ClockKind::Correspondence,
+            TimeControlPlan::Bank { .. } => ClockKind::Bank,
+        }
+    }
+
+    /// As the query and the store write it.
+    pub fn as_text(self) -> &'static str {
+        match self {
+            ClockKind::None => "none",
+            ClockKind::Correspondence => "correspondence",
+            ClockKind::Bank => "bank",
+        }
+    }
+}
+
+/// A table among the open tables: a hosted game waiting for players with a seat anyone may
+/// take.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OpenTable {
+    /// The game's id: join it with `POST /v1/games/{id}/join`.
+    pub id: Uuid,
+    /// The catalogue's id of the game played.
+    #[schema(example = "girl")]
+    pub game: String,
+    /// The game's name, as the catalogue gives it.
+    #[schema(example = "GIRL")]
+    pub name: String,
+    /// How many seats the table has.
+    pub players: u8,
+    /// The seats anyone may take now, lowest first.
+    pub open_seats: Vec<u8>,
+    /// Who hosts it and who sits where.
+    pub seating: SeatingView,
+    /// The move clock (`{"kind": "none"}` for a game without one).
+    pub clock: TimeControlPlan,
+    /// The game's options, as stored.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it leaves the list, if nobody fills it first.
+    pub listed_until: DateTime<Utc>,
+    /// Where to watch it: `/v1/games/{id}`.
+    pub href: String,
+}
+
+/// `GET /v1/tables`: a page of open tables, newest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OpenTables {
+    /// The open tables of this page, newest first (a page may hold fewer than `limit` and
+    /// still have a next one).
+    pub tables: Vec<OpenTable>,
+    /// Pass as `cursor` for the next page; null when there is none.
+    #[schema(required = true)]
+    pub next: Option<String>,
 }
 
 /// A game's test clock: its time is the real time moved on by `advanced_seconds`.
@@ -1092,6 +1192,9 @@ pub struct HostedGame {
     pub options: Value,
     /// Every seat, with its invitation's code where it has one.
     pub seats: Vec<HostedSeat>,
+    /// Until when the table is listed among the open tables, if it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listed_until: Option<DateTime<Utc>>,
 }
 
 /// An account as a table shows it.
@@ -1126,6 +1229,10 @@ pub struct SeatingView {
     pub host: AccountRef,
     /// Every seat, in order.
     pub seats: Vec<SeatingSeat>,
+    /// Until when the table is listed among the open tables (`GET /v1/tables`), if its host
+    /// listed it; it leaves the list then, or when its game begins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listed_until: Option<DateTime<Utc>>,
 }
 
 /// One seat of [`SeatingView`].

@@ -795,6 +795,9 @@ impl From<ServiceError> for ApiError {
             ServiceError::Seating(SeatingRefusal::WrongCode(_)) => {
                 ApiError::new(Problem::NotInvited, detail)
             }
+            ServiceError::Seating(SeatingRefusal::NoOpenSeat) => {
+                ApiError::new(Problem::SeatTaken, detail)
+            }
             ServiceError::Seating(_) => ApiError::new(Problem::InvalidSetup, detail),
             ServiceError::Internal(fault) => {
                 ApiError::new(Problem::Internal, detail).caused_by(chain_of(&fault))

@@ -513,7 +513,7 @@ game (`GirlView`, `GirlAction`, ...): a view, a create body and a created game s
 are of in `game`, the discriminator.\n\n\
 What changed in each version, and how a change that could break an app is announced (never \
 within `/v1/`), is in `docs/changelog.md`.",
-        version = "1.7.0",
+        version = "1.8.0",
         license(name = "MIT", identifier = "MIT")
     ),
     servers(
@@ -526,6 +526,7 @@ within `/v1/`), is in `docs/changelog.md`.",
         dto::CatalogGame, dto::Catalog, dto::GameSchemas, dto::ViewSchemas, dto::ScorecardBody, dto::CreationRecord, dto::StoredGameEvent,
         dto::LogHead, dto::GameFile, dto::ProblemDetails, dto::SeatHeader, dto::YouHeader, dto::TableResult,
         dto::TableEventData, dto::NoteData, dto::SeatData, dto::AbandonedData, dto::HostedData,
+        dto::ListedData,
         dto::SeatOfferedData, dto::SeatedData, dto::AbortedData, dto::ClockSetData, dto::VacationBeganData,
         dto::RemindedData, dto::TimedOutData, dto::BotSeatedData, dto::BotLevel, dto::SeatBot,
         dto::NewClock, dto::TimeControlPlan, dto::OnTimeout, dto::ClockView, dto::SeatClockView,

@@ -156,11 +156,12 @@ impl PartialSchema for EventData {
 /// Every table event type the log may hold, with the component of its `data` (`dto`'s
 /// `TableEventData` alternatives). `tests/api/contract.rs` checks it against the table events
 /// the domain records.
-pub const TABLE_EVENTS: [(&str, &str); 18] = [
+pub const TABLE_EVENTS: [(&str, &str); 19] = [
     ("table.note", "NoteData"),
     ("table.resigned", "SeatData"),
     ("table.abandoned", "AbandonedData"),
     ("table.hosted", "HostedData"),
+    ("table.listed", "ListedData"),
     ("table.seat_offered", "SeatOfferedData"),
     ("table.offer_withdrawn", "SeatData"),
     ("table.seated", "SeatedData"),

@@ -53,6 +53,14 @@ pub enum TableEvent {
         /// The host's name when the game was created.
         name: String,
     },
+    /// The host listed the table among the open tables (`GET /v1/tables`), where strangers
+    /// find it, until `until` or until its game begins, whichever comes first. Recorded
+    /// with the table's opening entries, after `hosted`.
+    Listed {
+        /// When the listing ends, in microseconds since the Unix epoch (the host chose how
+        /// long; the moment is recorded so every reader agrees when it ended).
+        until: Moment,
+    },
     /// A seat is offered to whoever may claim it.
     SeatOffered {
         /// The seat.
@@ -217,6 +225,10 @@ pub struct Seating {
     pub seats: Vec<SeatAtTable>,
     /// Whether a move has been made since the game was hosted.
     pub moved: bool,
+    /// Until when the table is listed among the open tables, if it is (`table.listed`).
+    /// Absent from the snapshots of tables that never were, so theirs read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed_until: Option<Moment>,
 }
 
 impl Seating {
@@ -248,6 +260,12 @@ pub enum TableRefusal {
     /// A game is hosted once, when it is created.
     #[error("this game already has a host")]
     AlreadyHosted,
+    /// A table is listed once, when it is created.
+    #[error("this table is already listed")]
+    AlreadyListed,
+    /// A listing must end after it begins.
+    #[error("a table is listed until a time still to come")]
+    ListingOver,
     /// The seat already has a player.
     #[error("{0} is already taken")]
     SeatTaken(Seat),
@@ -373,6 +391,7 @@ impl TableEvent {
             TableEvent::Resigned { .. } => "resigned",
             TableEvent::Abandoned { .. } => "abandoned",
             TableEvent::Hosted { .. } => "hosted",
+            TableEvent::Listed { .. } => "listed",
             TableEvent::SeatOffered { .. } => "seat_offered",
             TableEvent::OfferWithdrawn { .. } => "offer_withdrawn",
             TableEvent::Seated { .. } => "seated",
@@ -531,7 +550,7 @@ impl TableState {
             .ok_or(TableRefusal::NoSuchSeat(seat))
     }
 
-    fn admit_seating(&self, event: &TableEvent) -> Result<(), TableRefusal> {
+    fn admit_seating(&self, event: &TableEvent, at: Moment) -> Result<(), TableRefusal> {
         let printable = |text: &str| {
             let length = text.chars().count();
             length > 0 && length <= MAX_NOTE_CHARS && !text.chars().any(char::is_control)
@@ -599,6 +618,20 @@ impl TableState {
                     return Err(TableRefusal::Begun);
                 }
             }
+            // Listed once, before anyone moves, and for a time still to come: a listing that
+            // had already ended would list nothing.
+            TableEvent::Listed { until } => {
+                let seating = self.seating.as_ref().ok_or(TableRefusal::NotHosted)?;
+                if seating.moved {
+                    return Err(TableRefusal::Begun);
+                }
+                if seating.listed_until.is_some() {
+                    return Err(TableRefusal::AlreadyListed);
+                }
+                if *until <= at {
+                    return Err(TableRefusal::ListingOver);
+                }
+            }
             _ => {}
         }
         Ok(())
@@ -635,10 +668,11 @@ impl TableState {
                 }
             }
             TableEvent::Hosted { .. }
+            | TableEvent::Listed { .. }
             | TableEvent::SeatOffered { .. }
             | TableEvent::OfferWithdrawn { .. }
             | TableEvent::Seated { .. }
-            | TableEvent::Aborted {} => self.admit_seating(event)?,
+            | TableEvent::Aborted {} => self.admit_seating(event, at)?,
             TableEvent::ClockSet {
                 control,
                 on_timeout,
@@ -760,7 +794,13 @@ impl TableState {
                     },
                     seats: vec![SeatAtTable::default(); self.players],
                     moved: false,
+                    listed_until: None,
                 });
+            }
+            TableEvent::Listed { until } => {
+                if let Some(seating) = &mut self.seating {
+                    seating.listed_until = Some(*until);
+                }
             }
             TableEvent::SeatOffered { seat, to } => {
                 if let Some(at) = self.seat_mut(*seat) {
@@ -1348,6 +1388,53 @@ mod tests {
             account: account.into(),
             name: account.into(),
         }
+    }
+
+    #[test]
+    fn a_table_is_listed_once_before_it_begins_and_until_a_time_to_come() {
+        let mut sitting = hosted_girl_for_two();
+        let later = Moment(NOW.0 + 3_600_000_000);
+        assert_eq!(
+            sitting.admit(&TableEvent::Listed { until: NOW }, NOW),
+            Err(TableRefusal::ListingOver)
+        );
+        let listed = TableEvent::Listed { until: later };
+        assert_eq!(sitting.admit(&listed, NOW), Ok(()));
+        sitting.apply_batch(&[listed.to_recorded()], STAMP).unwrap();
+        assert_eq!(
+            sitting.table.seating().and_then(|s| s.listed_until),
+            Some(later)
+        );
+        assert_eq!(
+            sitting.admit(&listed, NOW),
+            Err(TableRefusal::AlreadyListed)
+        );
+        assert_eq!(
+            TableEvent::from_recorded(&listed.to_recorded()),
+            Ok(listed.clone())
+        );
+        assert_eq!(listed.kind(), "table.listed");
+    }
+
+    #[test]
+    fn a_table_nobody_hosts_cannot_be_listed() {
+        let sitting = girl_for_two();
+        assert_eq!(
+            sitting.admit(
+                &TableEvent::Listed {
+                    until: Moment(NOW.0 + 1)
+                },
+                NOW
+            ),
+            Err(TableRefusal::NotHosted)
+        );
+    }
+
+    #[test]
+    fn the_snapshot_of_a_table_never_listed_reads_as_before() {
+        let sitting = hosted_girl_for_two();
+        let seating = serde_json::to_value(sitting.table.seating().unwrap()).unwrap();
+        assert!(seating.get("listed_until").is_none(), "{seating}");
     }
 
     #[test]

@@ -263,7 +263,7 @@ fn every_operation_has_its_own_id() {
     // unsubscribeEmailAddress), and the six of passkeys (beginPasskeyRegistration,
     // createPasskey, listPasskeys, deletePasskey, beginPasskeySignIn, signInWithPasskey), and
     // the sign-in link by email (requestEmailSignIn).
-    assert_eq!(ids.len(), 78, "{ids:?}");
+    assert_eq!(ids.len(), 80, "{ids:?}");
 }
 
 // A reader scanning the document (or a generated client's method list) sees a short title;
@@ -935,6 +935,7 @@ fn every_list_that_grows_is_paged_the_same_way() {
             "listApps",
             "listCheckpoints",
             "listGameEvents",
+            "listOpenTables",
             "listWebhookDeliveries"
         ]
     );
@@ -987,6 +988,7 @@ fn every_table_event() -> Vec<TableEvent> {
         },
         TableEvent::TestClock {},
         TableEvent::TestClockAdvanced { seconds: 3600 },
+        TableEvent::Listed { until: at },
     ];
     for event in &all {
         match event {
@@ -994,6 +996,7 @@ fn every_table_event() -> Vec<TableEvent> {
             | TableEvent::Resigned { .. }
             | TableEvent::Abandoned { .. }
             | TableEvent::Hosted { .. }
+            | TableEvent::Listed { .. }
             | TableEvent::SeatOffered { .. }
             | TableEvent::OfferWithdrawn { .. }
             | TableEvent::Seated { .. }

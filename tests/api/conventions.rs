@@ -22,6 +22,7 @@ use parlour::store::{AppStore, OAuthCodeRecord, StreamTicketRecord, TicketStore}
 use parlour::store::{CheckpointRecord, CheckpointStore, SnapshotRecord, SnapshotStore};
 use parlour::store::{Cutoffs, HousekeepingStore, MatchRow, MatchStore, NoticeStore, Purged};
 use parlour::store::{EmailSignInRecord, PasskeyRecord, SignInStore};
+use parlour::store::{ListingFilter, ListingRecord, ListingStore};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -650,6 +651,25 @@ impl TicketStore for HeldAppend {
         self.inner
             .take_stream_ticket(ticket_hash, stream, now)
             .await
+    }
+}
+
+#[async_trait]
+impl ListingStore for HeldAppend {
+    async fn note_listing(&self, listing: &ListingRecord) -> Result<(), StoreError> {
+        self.inner.note_listing(listing).await
+    }
+    async fn listings(
+        &self,
+        filter: &ListingFilter<'_>,
+        now: DateTime<Utc>,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        self.inner.listings(filter, now, before, limit).await
+    }
+    async fn forget_listing(&self, game: Uuid) -> Result<(), StoreError> {
+        self.inner.forget_listing(game).await
     }
 }
 

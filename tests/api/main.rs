@@ -39,6 +39,7 @@ mod logs;
 mod matches;
 mod metrics;
 mod oauth;
+mod open_tables;
 mod operation_examples;
 mod outage;
 mod paging;

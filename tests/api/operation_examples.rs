@@ -665,6 +665,29 @@ async fn hosted_tables(server: &Server, x: &mut Examples, ann: &str, bea: &str, 
     x.get(app, "getMyNotices", "/v1/me/notices?cursor=0-0", Some(bea))
         .await;
 
+    // Ann lists a table for anyone; Bea finds it among the open tables and joins it.
+    let (status, listed) = app
+        .post(
+            "/v1/me/games",
+            Some(ann),
+            &json!({"game": "girl", "seats": [{"kind": "me"}, {"kind": "anyone"}],
+                    "seed": SEED, "listing": {"hours": 24}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{listed}");
+    let listed = listed["id"].as_str().unwrap().to_string();
+    x.get(app, "listOpenTables", "/v1/tables?game=girl&limit=10", None)
+        .await;
+    x.call(
+        app,
+        "joinGame",
+        M::POST,
+        &format!("/v1/games/{listed}/join"),
+        Some(bea),
+        None,
+    )
+    .await;
+
     // A match to 1,000 points, its first deal's seat taken by Bea.
     let matched = x
         .call(

@@ -19,6 +19,7 @@ pub mod push;
 pub mod seating;
 pub mod statistics;
 pub mod stream_tickets;
+pub mod tables;
 pub mod vacation;
 pub mod webhooks;
 
@@ -115,6 +116,8 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(seating::host)
         .service(seating::inbox)
         .service(seating::claim)
+        .service(tables::list)
+        .service(tables::join)
         .service(seating::offer)
         .service(seating::withdraw)
         .service(seating::abort)

@@ -45,6 +45,36 @@ pub fn position(cursor: Option<&str>) -> Result<Option<u64>, ApiError> {
         })
 }
 
+/// A cursor that is the id of the last row of an earlier page (the inbox's history, the open
+/// tables): ids are time-ordered, so the next page is the rows before it.
+pub fn id_cursor(cursor: Option<&str>) -> Result<Option<uuid::Uuid>, ApiError> {
+    let Some(text) = cursor else { return Ok(None) };
+    text.parse::<uuid::Uuid>().map(Some).map_err(|_| {
+        ApiError::new(
+            Problem::MalformedRequest,
+            format!("`cursor` is the `next` of an earlier page, not {text:?}"),
+        )
+    })
+}
+
+/// A `game` filter: a catalogue id, as the document's pattern says, which no other text can
+/// name (one the catalogue does not have simply matches nothing).
+pub fn game_filter(game: Option<&str>) -> Result<(), ApiError> {
+    let Some(game) = game else { return Ok(()) };
+    let id_like = (1..=64).contains(&game.len())
+        && game
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+    if id_like {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            Problem::MalformedRequest,
+            "`game` must be a catalogue id: 1 to 64 lowercase letters, digits, `_` or `-`",
+        ))
+    }
+}
+
 /// Adds `Link: <request with cursor=next>; rel="next"` when there is a next page: the
 /// request's own path and query, its paging parameters replaced.
 pub fn link_next(response: &mut HttpResponseBuilder, request: &HttpRequest, next: Option<&str>) {

@@ -118,29 +118,9 @@ pub async fn inbox(
         .authenticate(bearer.0.as_deref(), Scope::GamesRead)
         .await?;
     let query = query.into_inner();
-    if let Some(game) = &query.game {
-        // As the document's pattern says: a catalogue id, which no other text can name.
-        let id_like = (1..=64).contains(&game.len())
-            && game
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
-        if !id_like {
-            return Err(ApiError::new(
-                Problem::MalformedRequest,
-                "`game` must be a catalogue id: 1 to 64 lowercase letters, digits, `_` or `-`",
-            ));
-        }
-    }
+    paging::game_filter(query.game.as_deref())?;
     let limit = paging::limit(query.limit, 20, 100)?;
-    let cursor = match query.cursor.as_deref() {
-        None => None,
-        Some(text) => Some(text.parse::<uuid::Uuid>().map_err(|_| {
-            ApiError::new(
-                Problem::MalformedRequest,
-                format!("`cursor` is the `next` of an earlier page, not {text:?}"),
-            )
-        })?),
-    };
+    let cursor = paging::id_cursor(query.cursor.as_deref())?;
     let inbox = service
         .inbox(
             &caller,

@@ -1,6 +1,8 @@
 //! Creating a game: check the table, deal, seal the opening, store it, hand out tokens.
 
 use super::*;
+use crate::dto::ClockKind;
+use crate::store::ListingRecord;
 
 /// Everything a new game is founded on, however it was asked for.
 pub(super) struct Founding {
@@ -173,6 +175,27 @@ impl Parlour {
         for account in &founding.links {
             self.store
                 .link_account_game(*account, record.id, self.clock.now())
+                .await?;
+        }
+        // A table that opens with `table.listed` is noted in the open tables' index as the
+        // accounts are noted, for the same reason and with the same leftover after a crash
+        // (a row the list skips and forgets).
+        if let Some(listed_until) = sitting
+            .table
+            .seating()
+            .and_then(|seating| seating.listed_until)
+            .and_then(time_of)
+        {
+            let clock = super::clocks::clock_view(&sitting)
+                .map_or(ClockKind::None, |clock| ClockKind::of(&clock.control));
+            self.store
+                .note_listing(&ListingRecord {
+                    game_id: record.id,
+                    game: record.game.clone(),
+                    players: u8::try_from(players.len()).unwrap_or(u8::MAX),
+                    clock: clock.as_text(),
+                    listed_until,
+                })
                 .await?;
         }
         // What follows a commit follows the founding one too: a bot's first turn, and the

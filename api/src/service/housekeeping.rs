@@ -46,13 +46,16 @@ impl<'a> Housekeeping<'a> {
     /// Deletes what no reader needs any more, as of the service's clock: outbox work done
     /// more than [`OUTBOX_KEPT`] ago, idempotency keys past their lifetime (a retry with one
     /// is a new move by then anyway), and webhook messages older than [`DELIVERIES_KEPT`]
-    /// that are no longer pending. At most [`PURGE_BATCH`] rows of each kind per call.
+    /// that are no longer pending, and the open tables' index rows of listings that have
+    /// ended. At most [`PURGE_BATCH`] rows of each kind per call.
     pub async fn purge(&self) -> Result<Purged> {
         let now = self.clock.recorded_now();
         let cutoffs = Cutoffs {
             outbox_done: before(now, OUTBOX_KEPT),
             idempotency_keys: before(now, self.idempotency_lifetime),
             webhook_messages: before(now, DELIVERIES_KEPT),
+            // A listing that has ended lists nothing (the log says so too).
+            listings: now,
         };
         Ok(self.store.purge(&cutoffs, PURGE_BATCH).await?)
     }

@@ -347,6 +347,8 @@ impl Parlour {
                     clock: request.clock,
                     // A match's deals keep real time (a test clock is one game's).
                     test_clock: false,
+                    // A match's deals are played by its own players, never strangers.
+                    listing: None,
                 };
                 (Vec::new(), record, Some((caller, hosted)))
             }

@@ -290,6 +290,7 @@ mod seating;
 pub mod sign_in_links;
 pub mod stream_tickets;
 mod table;
+pub mod tables;
 pub mod test_clock;
 pub mod text;
 mod time_source;
@@ -689,6 +690,11 @@ impl Parlour {
             &*self.clock,
             self.webhook_settings.allow_private,
         )
+    }
+
+    /// The open tables: listing them and joining one.
+    pub fn tables(&self) -> tables::Tables<'_> {
+        tables::Tables::new(&*self.store, self)
     }
 
     /// The purge of rows kept long enough.

@@ -16,6 +16,9 @@ use crate::dto::{
     SeatingSeat, SeatingView,
 };
 
+/// The longest a table stays listed among the open tables: a week.
+pub const MAX_LISTING_HOURS: u8 = 168;
+
 /// What every invitation code begins with.
 pub const INVITATION_PREFIX: &str = "inv_";
 
@@ -43,6 +46,12 @@ pub enum SeatingRefusal {
     /// A bot is not offered a seat: it is given one (`PUT /v1/games/{id}/seats/{seat}/bot`).
     #[error("a bot is not offered a seat but given it: PUT /v1/games/{{id}}/seats/{{seat}}/bot")]
     OfferToBot,
+    /// A listed table is there for strangers to join, so it offers a seat to anyone.
+    #[error("a listed table offers at least one seat to anyone (`{{\"kind\": \"anyone\"}}`)")]
+    ListedWithoutOpenSeat,
+    /// Joining takes a seat open to anyone, and the game has none (left).
+    #[error("no seat of this game is open to anyone")]
+    NoOpenSeat,
 }
 
 /// An account's id as the log writes it.
@@ -88,6 +97,7 @@ pub(super) fn seating_view(seating: &Seating, table: &TableState) -> Option<Seat
                     .map(BotLevel::from),
             })
             .collect(),
+        listed_until: seating.listed_until.and_then(time_of),
     })
 }
 
@@ -172,6 +182,29 @@ impl Parlour {
             account: account_text(host.id),
             name: host.name.clone(),
         });
+        // Listed for strangers to find: so it must offer them a seat.
+        let listed_until = match request.listing {
+            Some(listing) => {
+                if !(1..=MAX_LISTING_HOURS).contains(&listing.hours) {
+                    return Err(ServiceError::BadRequest(format!(
+                        "`listing.hours` must be between 1 and {MAX_LISTING_HOURS}"
+                    )));
+                }
+                if !request
+                    .seats
+                    .iter()
+                    .any(|plan| matches!(plan, SeatPlan::Anyone {}))
+                {
+                    return Err(SeatingRefusal::ListedWithoutOpenSeat.into());
+                }
+                let until = super::tables::listing_end(self.now(), listing.hours);
+                table.push(TableEvent::Listed {
+                    until: moment(until),
+                });
+                Some(until)
+            }
+            None => None,
+        };
         let mut seats = Vec::with_capacity(request.seats.len());
         for (i, plan) in request.seats.iter().enumerate() {
             // The engine has accepted no more than 8 seats yet, but will refuse more below.
@@ -265,6 +298,7 @@ impl Parlour {
             seed_commitment: founded.record.seed_commitment.clone(),
             options: founded.record.options.clone(),
             seats,
+            listed_until,
         })
     }
 

@@ -1,6 +1,7 @@
-//! Rows that stop mattering: outbox work done long ago, idempotency keys past their lifetime
-//! and webhook messages whose delivery log has been kept long enough. None is part of a log;
-//! each is deleted in bounded batches so a purge never holds locks for long.
+//! Rows that stop mattering: outbox work done long ago, idempotency keys past their lifetime,
+//! webhook messages whose delivery log has been kept long enough and open tables' index rows
+//! whose listing has ended. None is part of a log; each is deleted in bounded batches so a
+//! purge never holds locks for long.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -17,6 +18,8 @@ pub struct Cutoffs {
     pub idempotency_keys: DateTime<Utc>,
     /// Webhook messages delivered or given up, made before this, with their attempts.
     pub webhook_messages: DateTime<Utc>,
+    /// Open tables' index rows whose listing ended before this.
+    pub listings: DateTime<Utc>,
 }
 
 /// How many rows of each kind one purge deleted.
@@ -28,6 +31,8 @@ pub struct Purged {
     pub idempotency_keys: u64,
     /// Webhook messages (their attempts go with them).
     pub webhook_messages: u64,
+    /// Index rows of tables no longer listed.
+    pub listings: u64,
 }
 
 /// Deleting what no reader needs any more.
@@ -44,22 +49,26 @@ const PURGE_KEYS: &str = "DELETE FROM idempotency_keys WHERE (game_id, seat, key
 const PURGE_MESSAGES: &str = "DELETE FROM webhook_messages WHERE (webhook_id, id) IN \
      (SELECT webhook_id, id FROM webhook_messages \
      WHERE state <> 'pending' AND created_at < $1 LIMIT $2)";
+const PURGE_LISTINGS: &str = "DELETE FROM listings WHERE game_id IN \
+     (SELECT game_id FROM listings WHERE listed_until <= $1 LIMIT $2)";
 
 /// Each kind's statement with its cutoff, in the order of [`Purged`]'s fields.
-fn statements(cutoffs: &Cutoffs) -> [(&'static str, DateTime<Utc>); 3] {
+fn statements(cutoffs: &Cutoffs) -> [(&'static str, DateTime<Utc>); 4] {
     [
         (PURGE_OUTBOX, cutoffs.outbox_done),
         (PURGE_KEYS, cutoffs.idempotency_keys),
         (PURGE_MESSAGES, cutoffs.webhook_messages),
+        (PURGE_LISTINGS, cutoffs.listings),
     ]
 }
 
-impl From<[u64; 3]> for Purged {
-    fn from([outbox, idempotency_keys, webhook_messages]: [u64; 3]) -> Self {
+impl From<[u64; 4]> for Purged {
+    fn from([outbox, idempotency_keys, webhook_messages, listings]: [u64; 4]) -> Self {
         Purged {
             outbox,
             idempotency_keys,
             webhook_messages,
+            listings,
         }
     }
 }
@@ -75,7 +84,7 @@ macro_rules! housekeeping_store {
         #[async_trait]
         impl HousekeepingStore for $store {
             async fn purge(&self, cutoffs: &Cutoffs, count: u64) -> Result<Purged, StoreError> {
-                let mut purged = [0; 3];
+                let mut purged = [0; 4];
                 for (n, (sql, before)) in statements(cutoffs).into_iter().enumerate() {
                     purged[n] = sqlx::query(sql)
                         .bind($time(&before))

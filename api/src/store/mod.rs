@@ -18,6 +18,7 @@ mod checkpoints;
 mod clocks;
 mod deadline;
 mod housekeeping;
+mod listings;
 mod matches;
 mod notices;
 mod postgres;
@@ -43,6 +44,7 @@ pub use checkpoints::{CheckpointRecord, CheckpointStore};
 pub use clocks::ClockStore;
 pub use deadline::{DbSettings, Deadline, StoreErrorCounts};
 pub use housekeeping::{Cutoffs, HousekeepingStore, Purged};
+pub use listings::{ListingFilter, ListingRecord, ListingStore};
 pub use matches::{MatchRow, MatchStore};
 pub use notices::NoticeStore;
 pub use postgres::PostgresStore;
@@ -550,6 +552,7 @@ pub trait EventStore:
     + SignInStore
     + AppStore
     + TicketStore
+    + ListingStore
 {
 }
 
@@ -570,6 +573,7 @@ impl<
             + SignInStore
             + AppStore
             + TicketStore
+            + ListingStore
             + ?Sized,
     > EventStore for T
 {
