@@ -1,7 +1,8 @@
 /** My games: the inbox, most urgent first, kept live by the account's stream. The tab's
- * title and (if allowed) a browser notification say when it is my move. */
+ * title and (if allowed) a browser notification say when it is my move. Below it, the open
+ * tables: games their hosts listed for anyone to join, each joined with one click. */
 
-import { api, ok, persistently, serverNow, tokenRefused, type InboxGame } from "../api";
+import { api, ok, persistently, serverNow, tokenRefused, type InboxGame, type Schemas } from "../api";
 import { setTitle, waitingFor } from "../notices";
 import { h, replace } from "../h";
 import { navigate } from "../router";
@@ -10,6 +11,7 @@ import { forgetPush, pushState, pushSupported, turnOn } from "../push";
 import { busy, countdown, errorBox, frame, gameName, when } from "../ui";
 
 type Player = InboxGame["players"][number];
+type OpenTable = Schemas["OpenTable"];
 
 /** A seat's player as a row names them: "you", their name, a bot, or an open seat. */
 function who(game: InboxGame, player: Player | undefined, seat: number): string {
@@ -80,6 +82,7 @@ const AT_THE_TABLE: Record<string, string> = {
   "table.vacation_ended": "A player came back from holiday",
   "table.match_deal": "A deal of the match began",
   "table.note": "A note was added",
+  "table.listed": "The table was listed",
 };
 
 /** "3 min ago", "2 h ago", "4 d ago", on the server's time. */
@@ -128,6 +131,44 @@ function row(game: InboxGame): HTMLElement {
   );
 }
 
+/** A table's move clock in words: "no clock", "3 days a move", "a bank of 72 hours". */
+function clockWords(clock: Schemas["TimeControlPlan"]): string {
+  switch (clock.kind) {
+    case "correspondence":
+      return clock.days === 1 ? "1 day a move" : `${clock.days} days a move`;
+    case "bank":
+      return `a bank of ${clock.initial_hours} hour${clock.initial_hours === 1 ? "" : "s"}`;
+    default:
+      return "no clock";
+  }
+}
+
+/** One open table: the game, its host, the seats filled, the clock, how long it stays listed,
+ * and a button to join it (or what it is to me, if I host it or sit at it already). */
+function tableRow(table: OpenTable, me: string, join: (table: OpenTable, button: HTMLButtonElement) => void): HTMLElement {
+  const seats = table.seating.seats;
+  const filled = seats.filter((seat) => seat.holder || seat.bot).length;
+  const host = table.seating.host;
+  const mine = host.id === me;
+  const seated = seats.some((seat) => seat.holder?.id === me);
+  let action: HTMLElement;
+  if (mine || seated) {
+    action = h("a", { href: `/play/games/${table.id}`, "data-link": true, class: "badge" }, mine ? "your table" : "you sit here");
+  } else {
+    const button = h("button", { type: "button", "aria-label": `Join ${host.name}’s ${gameName(table.game)} table` }, "Join");
+    button.addEventListener("click", () => join(table, button));
+    action = button;
+  }
+  return h(
+    "li",
+    { class: "inbox-row open-table", "data-table": table.id },
+    h("span", { class: "inbox-title" }, h("strong", null, gameName(table.game)), ` hosted by ${mine ? "you" : host.name}`),
+    h("span", { class: "badge" }, `${filled} of ${seats.length} seats filled`),
+    action,
+    h("span", { class: "quiet inbox-meta" }, `${clockWords(table.clock).replace(/^./, (c) => c.toUpperCase())} · listed until ${when(table.listed_until)}`),
+  );
+}
+
 /** Offers notifications until they are on: by push where the browser has it (told even with
  * every tab closed), else while the page is open. The browser asks for permission only after
  * the player clicks. */
@@ -165,6 +206,13 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
   const older = h("button", { type: "button", class: "secondary", "data-older": true }, "Show older games");
   const olderPlace = h("p", { hidden: true }, older);
   const olderStatus = h("p", { class: "quiet", "aria-live": "polite" });
+  // The open tables, a page at a time like the history, chosen by game.
+  const tables = h("ul", { class: "inbox open-tables", "data-open-tables": true });
+  const tablesGame = h("select", { id: "tables-game" }, h("option", { value: "" }, "All games"));
+  const refresh = h("button", { type: "button", class: "secondary" }, "Refresh");
+  const more = h("button", { type: "button", class: "secondary" }, "Show more tables");
+  const morePlace = h("p", { hidden: true }, more);
+  const tablesStatus = h("div", { class: "quiet", "aria-live": "polite" });
   const greeting = h("h1", null, "My games");
   const main = frame(
     root,
@@ -172,14 +220,20 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
     greeting,
     h("p", null, h("a", { href: "/play/new", "data-link": true, class: "button" }, "New game"), " ", notifyButton()),
     list,
+    h("h2", null, "Open tables"),
+    h("div", { class: "inline tables-filter" }, h("label", { for: "tables-game" }, "Show tables of"), tablesGame, refresh),
+    tables,
+    morePlace,
+    tablesStatus,
     h("h2", null, "History"),
     history,
     olderPlace,
     olderStatus,
   );
   const reaching = h("p", { class: "notice", role: "status", "data-reaching": true });
+  let me: Schemas["Me"];
   try {
-    const me = await persistently(
+    me = await persistently(
       () => ok(api.GET("/v1/me")),
       (seconds) => {
         reaching.textContent = `Can’t reach the server; trying again in ${seconds} s…`;
@@ -245,9 +299,68 @@ export async function home(root: HTMLElement, _: Record<string, string>, signal:
       replace(list, h("li", null, errorBox(error)));
     }
   };
-  await load();
-  // The account's stream is followed on every page (notices.ts): the inbox reloads on its news.
-  const reload = () => void load();
+  // The open tables: where the next page starts (null: no more), and which load a page
+  // belongs to, as for the history.
+  const myId = me.account.id;
+  let tablesNext: string | null = null;
+  let tablesGeneration = 0;
+  const tablesQuery = () => (tablesGame.value ? { game: tablesGame.value } : {});
+  const showMoreTables = (cursor: string | null | undefined) => {
+    tablesNext = cursor ?? null;
+    morePlace.hidden = tablesNext === null;
+  };
+  const joinTable = (table: OpenTable, button: HTMLButtonElement) =>
+    void busy(button, tablesStatus, async () => {
+      try {
+        await ok(api.POST("/v1/games/{id}/join", { params: { path: { id: table.id } } }));
+      } catch (error) {
+        // Taken or begun meanwhile: the list shows what is still open.
+        void loadTables(false);
+        throw error;
+      }
+      navigate(`/play/games/${table.id}`);
+    });
+  const loadTables = async (clearStatus = true) => {
+    const ours = ++tablesGeneration;
+    try {
+      const page = await ok(api.GET("/v1/tables", { params: { query: tablesQuery() } }));
+      if (ours !== tablesGeneration || signal.aborted) return;
+      const empty = tablesGame.value ? `No open ${gameName(tablesGame.value)} tables right now: host one and list it.` : "No open tables right now: host one and list it.";
+      replace(tables, page.tables.length === 0 ? h("li", { class: "quiet" }, empty) : page.tables.map((table) => tableRow(table, myId, joinTable)));
+      if (clearStatus) tablesStatus.replaceChildren();
+      showMoreTables(page.next);
+    } catch (error) {
+      if (ours !== tablesGeneration || signal.aborted) return;
+      replace(tables, h("li", null, errorBox(error)));
+      showMoreTables(null);
+    }
+  };
+  more.addEventListener("click", () => void busy(more, tablesStatus, async () => {
+    if (tablesNext === null) return;
+    const asked = tablesGeneration;
+    const page = await ok(api.GET("/v1/tables", { params: { query: { ...tablesQuery(), cursor: tablesNext } } }));
+    if (asked !== tablesGeneration || signal.aborted) return;
+    const shown = new Set(Array.from(tables.querySelectorAll<HTMLElement>(".open-table"), (li) => li.dataset.table));
+    const rows = page.tables.filter((table) => !shown.has(table.id)).map((table) => tableRow(table, myId, joinTable));
+    tables.querySelector(":scope > .quiet")?.remove();
+    tables.append(...rows);
+    showMoreTables(page.next);
+    tablesStatus.textContent = `${rows.length} more table${rows.length === 1 ? "" : "s"} shown${tablesNext === null ? "; that is all of them" : ""}.`;
+    if (tablesNext === null) rows[0]?.querySelector<HTMLElement>("button, a")?.focus();
+  }));
+  refresh.addEventListener("click", () => void busy(refresh, tablesStatus, () => loadTables()));
+  tablesGame.addEventListener("change", () => void loadTables());
+  // The filter offers every game of the catalogue; without it, all games are still listed.
+  void ok(api.GET("/v1/catalog"))
+    .then((catalog) => tablesGame.append(...catalog.games.map((game) => h("option", { value: game.id }, gameName(game.id)))))
+    .catch(() => undefined);
+  await Promise.all([load(), loadTables()]);
+  // The account's stream is followed on every page (notices.ts): the inbox and the open
+  // tables reload on its news.
+  const reload = () => {
+    void load();
+    void loadTables();
+  };
   window.addEventListener("parlour:notice", reload);
   signal.addEventListener("abort", () => window.removeEventListener("parlour:notice", reload), { once: true });
 }

@@ -1,12 +1,13 @@
 /** The lobby: host a game of any of the five, saying how each seat is filled (me, an
- * invitation link, anyone, a bot), with its options and clock; then copy each seat's link. */
+ * invitation link, anyone, a bot), with its options and clock, and whether to list it among
+ * the open tables; then copy each seat's link. */
 
 import { keepInvitationLink } from "../invitations";
 import { api, ok, type Schemas } from "../api";
 import { h, replace } from "../h";
 import { navigate } from "../router";
 import { session } from "../session";
-import { busy, copyField, frame, gameName } from "../ui";
+import { busy, copyField, frame, gameName, when } from "../ui";
 
 type SeatPlan = Schemas["SeatPlan"];
 type Entry = Schemas["CatalogEntry"];
@@ -109,8 +110,43 @@ function clockControls(): { controls: HTMLElement[]; read: () => Schemas["NewClo
   };
 }
 
+/** How long a listed table stays among the open tables (the API takes 1 to 168 hours). */
+const LISTING_HOURS: [number, string][] = [
+  [1, "1 hour"],
+  [6, "6 hours"],
+  [24, "a day"],
+  [72, "3 days"],
+  [168, "a week"],
+];
+
+/** Whether to list the table among the open tables, and for how long. A listed table needs a
+ * seat open to anyone, and only a single game is listed (not a match): otherwise the box is
+ * off, and a hint says why. */
+function listingControls(): { controls: HTMLElement[]; read: () => Schemas["NewListing"] | null; sync: (anyone: boolean, match: boolean) => void } {
+  const box = h("input", { id: "listing", type: "checkbox", "aria-describedby": "listing-hint" });
+  const hours = h("select", { id: "listing-hours" }, LISTING_HOURS.map(([n, label]) => h("option", { value: String(n), selected: n === 24 }, label)));
+  const details = h("div", { class: "listing-details", hidden: true }, h("label", { for: "listing-hours" }, "Listed for"), hours);
+  const hint = h("p", { id: "listing-hint", class: "quiet hint" });
+  const show = () => (details.hidden = !box.checked || box.disabled);
+  box.addEventListener("change", show);
+  return {
+    controls: [h("label", { class: "check" }, box, " List this table so anyone can find it and join"), hint, details],
+    sync: (anyone, match) => {
+      box.disabled = !anyone || match;
+      if (box.disabled) box.checked = false;
+      hint.textContent = match
+        ? "Only a single game can be listed, not a match."
+        : anyone
+          ? "It is shown under “Open tables” on everyone’s games page until a player takes the seat."
+          : "To list it, make at least one seat “Anyone who joins”.";
+      show();
+    },
+    read: () => (box.checked && !box.disabled ? { hours: Number(hours.value) } : null),
+  };
+}
+
 /** Whether to play one game or a match of deals to a target, and the target. */
-function matchControls(): { controls: HTMLElement[]; read: () => Schemas["MatchTarget"] | null | undefined; sync: (game: string) => void } {
+function matchControls(): { controls: HTMLElement[]; box: HTMLInputElement; read: () => Schemas["MatchTarget"] | null | undefined; sync: (game: string) => void } {
   const asMatch = h("input", { id: "as-match", type: "checkbox" });
   const target = h("input", { id: "match-target", type: "number", min: 1, placeholder: "the rules' own" });
   const label = h("label", { for: "match-target" }, "Points to play to");
@@ -119,6 +155,7 @@ function matchControls(): { controls: HTMLElement[]; read: () => Schemas["MatchT
   asMatch.addEventListener("change", () => (details.hidden = !asMatch.checked));
   return {
     controls: [h("label", { class: "check" }, asMatch, " Play a match: deal after deal until someone reaches the target"), details],
+    box: asMatch,
     sync: (game) => {
       googly = game === "googly";
       label.textContent = googly ? "Matches in the series" : "Points to play to";
@@ -146,8 +183,11 @@ export async function newGame(root: HTMLElement): Promise<void> {
   const options = h("div");
   const clock = clockControls();
   const match = matchControls();
+  const listing = listingControls();
   let readOptions = () => ({}) as Record<string, unknown>;
   const seatKinds: HTMLSelectElement[] = [];
+  const syncListing = () => listing.sync(seatKinds.some((select) => select.value === "anyone"), match.box.checked);
+  match.box.addEventListener("change", syncListing);
 
   const drawSeats = () => {
     const count = Number(players.value);
@@ -161,9 +201,11 @@ export async function newGame(root: HTMLElement): Promise<void> {
           KINDS.map(([value, label]) => h("option", { value }, label)),
         ),
       );
+      seatKinds[index]?.addEventListener("change", syncListing);
     }
     seatKinds.length = count;
     replace(seats, h("legend", null, "Seats"), seatKinds.map((select, index) => h("div", { class: "seat-plan" }, h("label", { for: `seat-${index}` }, `Seat ${index + 1}`), select)));
+    syncListing();
   };
   const drawGame = () => {
     const entry = games.find((game) => game.id === which.value);
@@ -195,6 +237,7 @@ export async function newGame(root: HTMLElement): Promise<void> {
     options,
     clock.controls,
     match.controls,
+    listing.controls,
     submit,
     status,
   );
@@ -206,7 +249,8 @@ export async function newGame(root: HTMLElement): Promise<void> {
       let matchId: string | null = null;
       let hosted: Schemas["HostedGame"];
       if (target === undefined) {
-        hosted = await ok(api.POST("/v1/me/games", { body }));
+        const listed = listing.read();
+        hosted = await ok(api.POST("/v1/me/games", { body: { ...body, ...(listed ? { listing: listed } : {}) } }));
       } else {
         const created = await ok(api.POST("/v1/matches", { body: { ...body, ...(target ? { target } : {}) } }));
         if (!created.hosted) throw new Error("the match was created without its first deal");
@@ -218,6 +262,7 @@ export async function newGame(root: HTMLElement): Promise<void> {
       replace(
         result,
         h("h2", null, "Invite your friends"),
+        hosted.listed_until ? h("p", { class: "listed" }, `The table is listed until ${when(hosted.listed_until)}: anyone may find it under “Open tables” and join.`) : null,
         links.length > 0
           ? links.map((seat) => copyField(`Seat ${seat.seat + 1}`, new URL(seat.invitation?.link ?? "", location.origin).href))
           : h("p", null, "No seat needs an invitation."),
