@@ -1111,6 +1111,7 @@ pub struct TestClockView {
 pub struct TestClockAdvance {
     /// How far to move the game's clock on, in seconds: 1 to 31,622,400 (366 days).
     #[schema(minimum = 1, maximum = 31_622_400, example = 3600)]
+    #[serde(deserialize_with = "whole_number")]
     pub seconds: u32,
 }
 
